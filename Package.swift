@@ -1,0 +1,103 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSwift6: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "cull",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "cull", targets: ["Coordinator"]),
+        .executable(name: "cull-worker", targets: ["Worker"]),
+        .library(name: "Shared", targets: ["Shared"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        // No pkgConfig here: libzmq.pc pulls in krb5-gssapi's "-isystem" flags, which SwiftPM
+        // refuses with a warning on every build. zmq.h is in /usr/include and the module map
+        // links libzmq itself.
+        .systemLibrary(
+            name: "CZeroMQ",
+            providers: [.apt(["libzmq3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CTurboJPEG",
+            pkgConfig: "libturbojpeg",
+            providers: [.apt(["libturbojpeg0-dev"])]
+        ),
+        .target(
+            name: "Shared",
+            dependencies: [
+                "CZeroMQ",
+                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .target(
+            name: "Analysis",
+            dependencies: [
+                "CTurboJPEG",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "Worker",
+            dependencies: [
+                "Shared",
+                "CZeroMQ",
+                "Analysis",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .executableTarget(
+            name: "Coordinator",
+            dependencies: [
+                "Shared",
+                "CZeroMQ",
+                "Analysis",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "SharedTests",
+            dependencies: ["Shared", "CZeroMQ", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "AnalysisTests",
+            dependencies: ["Analysis"],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "CoordinatorTests",
+            dependencies: ["Coordinator", "Shared", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strictSwift6
+        ),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["Coordinator", "Worker", "Shared", "Analysis"],
+            swiftSettings: strictSwift6
+        ),
+    ]
+)

@@ -1,0 +1,87 @@
+/// An 8-bit grayscale image, row-major, no padding: what every feature is computed from.
+public struct GrayImage: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(width > 0 && height > 0 && pixels.count == width * height, "pixel buffer does not match size")
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    public subscript(x: Int, y: Int) -> UInt8 { pixels[y * width + x] }
+
+    /// Applies an EXIF orientation (1...8) so the image is the way a viewer shows it.
+    public func oriented(_ orientation: Int) -> GrayImage {
+        guard (2...8).contains(orientation) else { return self }
+        let swaps = orientation >= 5
+        let outWidth = swaps ? height : width
+        let outHeight = swaps ? width : height
+        var out = [UInt8](repeating: 0, count: pixels.count)
+        pixels.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { target in
+                for y in 0..<outHeight {
+                    for x in 0..<outWidth {
+                        // (sx, sy): where in the stored image the displayed pixel (x, y) comes from.
+                        let sx: Int, sy: Int
+                        switch orientation {
+                        case 2: sx = width - 1 - x; sy = y                       // mirrored
+                        case 3: sx = width - 1 - x; sy = height - 1 - y          // rotated 180
+                        case 4: sx = x; sy = height - 1 - y                      // flipped
+                        case 5: sx = y; sy = x                                   // transposed
+                        case 6: sx = y; sy = height - 1 - x                      // rotate 90 CW to view
+                        case 7: sx = width - 1 - y; sy = height - 1 - x          // transversed
+                        default: sx = width - 1 - y; sy = x                      // 8: rotate 90 CCW to view
+                        }
+                        target[y * outWidth + x] = source[sy * width + sx]
+                    }
+                }
+            }
+        }
+        return GrayImage(width: outWidth, height: outHeight, pixels: out)
+    }
+
+    /// Area-averaging resize (each output pixel is the mean of the input pixels it covers,
+    /// with fractional coverage at the edges): the anti-aliased reduction hashes need.
+    public func resized(width outWidth: Int, height outHeight: Int) -> [Float] {
+        var out = [Float](repeating: 0, count: outWidth * outHeight)
+        let scaleX = Double(width) / Double(outWidth)
+        let scaleY = Double(height) / Double(outHeight)
+        // Per output column: the input columns it covers and their weights (precomputed once).
+        let columns = (0..<outWidth).map { Self.coverage(index: $0, scale: scaleX, limit: width) }
+        let rows = (0..<outHeight).map { Self.coverage(index: $0, scale: scaleY, limit: height) }
+        var rowSums = [Double](repeating: 0, count: outWidth)
+        pixels.withUnsafeBufferPointer { source in
+            for (oy, rowCover) in rows.enumerated() {
+                for i in 0..<outWidth { rowSums[i] = 0 }
+                for (sy, wy) in rowCover {
+                    let base = sy * width
+                    for (ox, columnCover) in columns.enumerated() {
+                        var sum = 0.0
+                        for (sx, wx) in columnCover { sum += Double(source[base + sx]) * wx }
+                        rowSums[ox] += sum * wy
+                    }
+                }
+                let area = scaleX * scaleY
+                for ox in 0..<outWidth { out[oy * outWidth + ox] = Float(rowSums[ox] / area) }
+            }
+        }
+        return out
+    }
+
+    private static func coverage(index: Int, scale: Double, limit: Int) -> [(Int, Double)] {
+        let start = Double(index) * scale
+        let end = start + scale
+        var result: [(Int, Double)] = []
+        var position = Int(start.rounded(.down))
+        while Double(position) < end && position < limit {
+            let lo = max(start, Double(position))
+            let hi = min(end, Double(position + 1))
+            if hi > lo { result.append((position, hi - lo)) }
+            position += 1
+        }
+        return result
+    }
+}

@@ -1,0 +1,81 @@
+/// 64-bit perceptual hashes of a grayscale image, and the distance between them.
+public enum PerceptualHash {
+    /// DCT hash: shrink to 32x32 (area average), take the 2-D DCT-II, keep the 8x8 lowest
+    /// frequencies and set a bit for each coefficient above their median. Bit 63 is
+    /// coefficient (0, 0), then row by row: the layout of the common `imagehash` phash.
+    public static func pHash(_ image: GrayImage) -> UInt64 {
+        let size = 32
+        let pixels = image.resized(width: size, height: size)
+        let low = lowFrequencies(pixels, size: size, keep: 8)
+        var sorted = low
+        sorted.sort()
+        let median = (sorted[31] + sorted[32]) / 2
+        var hash: UInt64 = 0
+        for value in low {
+            hash = hash << 1 | (value > median ? 1 : 0)
+        }
+        return hash
+    }
+
+    /// Difference hash: shrink to 9x8 and set a bit where a pixel is brighter than its right
+    /// neighbour, row by row, first bit most significant.
+    public static func dHash(_ image: GrayImage) -> UInt64 {
+        let pixels = image.resized(width: 9, height: 8)
+        var hash: UInt64 = 0
+        for y in 0..<8 {
+            for x in 0..<8 {
+                hash = hash << 1 | (pixels[y * 9 + x] > pixels[y * 9 + x + 1] ? 1 : 0)
+            }
+        }
+        return hash
+    }
+
+    /// Bits that differ.
+    @inlinable
+    public static func distance(_ a: UInt64, _ b: UInt64) -> Int {
+        (a ^ b).nonzeroBitCount
+    }
+
+    /// The top-left `keep` x `keep` block of the 2-D DCT-II of a `size` x `size` image,
+    /// row-major. Separable: columns first for the kept rows only, then rows.
+    static func lowFrequencies(_ pixels: [Float], size: Int, keep: Int) -> [Float] {
+        let basis = cosineBasis(size: size, keep: keep)
+        // rowsOut[u][x] = sum_y pixels[y][x] * basis[u][y]
+        var columnPass = [Float](repeating: 0, count: keep * size)
+        for u in 0..<keep {
+            for y in 0..<size {
+                let weight = basis[u * size + y]
+                let row = y * size
+                for x in 0..<size { columnPass[u * size + x] += pixels[row + x] * weight }
+            }
+        }
+        var out = [Float](repeating: 0, count: keep * keep)
+        for u in 0..<keep {
+            for v in 0..<keep {
+                var sum: Float = 0
+                for x in 0..<size { sum += columnPass[u * size + x] * basis[v * size + x] }
+                out[u * keep + v] = sum
+            }
+        }
+        return out
+    }
+
+    /// cos(pi * (2n + 1) * k / (2N)) for k < keep, n < size.
+    private static func cosineBasis(size: Int, keep: Int) -> [Float] {
+        var basis = [Float](repeating: 0, count: keep * size)
+        for k in 0..<keep {
+            for n in 0..<size {
+                basis[k * size + n] = Float(cosine(Double.pi * Double(2 * n + 1) * Double(k) / Double(2 * size)))
+            }
+        }
+        return basis
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+private func cosine(_ x: Double) -> Double { Glibc.cos(x) }
+#else
+import Foundation
+private func cosine(_ x: Double) -> Double { Foundation.cos(x) }
+#endif

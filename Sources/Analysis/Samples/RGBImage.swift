@@ -1,0 +1,57 @@
+/// A plain 8-bit RGB image with the few edits a sample library needs.
+public struct RGBImage: Sendable {
+    public var width: Int
+    public var height: Int
+    public var pixels: [UInt8]  // width * height * 3
+
+    public init(width: Int, height: Int, pixels: [UInt8]) {
+        precondition(pixels.count == width * height * 3)
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    /// Box-filtered reduction (or nearest-neighbour enlargement) to a new size.
+    public func resized(width newWidth: Int, height newHeight: Int) -> RGBImage {
+        var out = [UInt8](repeating: 0, count: newWidth * newHeight * 3)
+        for y in 0..<newHeight {
+            let y0 = y * height / newHeight, y1 = max(y0 + 1, (y + 1) * height / newHeight)
+            for x in 0..<newWidth {
+                let x0 = x * width / newWidth, x1 = max(x0 + 1, (x + 1) * width / newWidth)
+                for c in 0..<3 {
+                    var sum = 0
+                    for sy in y0..<y1 { for sx in x0..<x1 { sum += Int(pixels[(sy * width + sx) * 3 + c]) } }
+                    out[(y * newWidth + x) * 3 + c] = UInt8(sum / ((y1 - y0) * (x1 - x0)))
+                }
+            }
+        }
+        return RGBImage(width: newWidth, height: newHeight, pixels: out)
+    }
+
+    public func cropped(x: Int, y: Int, width newWidth: Int, height newHeight: Int) -> RGBImage {
+        var out = [UInt8]()
+        out.reserveCapacity(newWidth * newHeight * 3)
+        for row in y..<(y + newHeight) {
+            let start = (row * width + x) * 3
+            out.append(contentsOf: pixels[start..<(start + newWidth * 3)])
+        }
+        return RGBImage(width: newWidth, height: newHeight, pixels: out)
+    }
+
+    public func brightened(by factor: Double) -> RGBImage {
+        RGBImage(width: width, height: height, pixels: pixels.map { UInt8(min(255, (Double($0) * factor).rounded())) })
+    }
+
+    /// Rotated 90 degrees counter-clockwise (what a camera stores with EXIF orientation 6).
+    public func rotatedCounterClockwise() -> RGBImage {
+        var out = [UInt8](repeating: 0, count: pixels.count)
+        let newWidth = height, newHeight = width
+        for y in 0..<height {
+            for x in 0..<width {
+                let nx = y, ny = width - 1 - x
+                for c in 0..<3 { out[(ny * newWidth + nx) * 3 + c] = pixels[(y * width + x) * 3 + c] }
+            }
+        }
+        return RGBImage(width: newWidth, height: newHeight, pixels: out)
+    }
+}

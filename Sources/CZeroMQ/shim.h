@@ -1,0 +1,4 @@
+#ifndef CULL_CZEROMQ_SHIM_H
+#define CULL_CZEROMQ_SHIM_H
+#include <zmq.h>
+#endif

@@ -1,0 +1,52 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Shared
+
+/// Options every client command shares.
+struct ClientOptions: ParsableArguments {
+    @Option(help: "The daemon's control endpoint (default: $CULL_CONTROL or \(Endpoints.defaultControl)).")
+    var control: String?
+
+    @Option(help: "Seconds to wait for the daemon's answer.")
+    var timeout: Double = 10
+
+    var client: ControlClient {
+        ControlClient(
+            endpoint: Endpoints.control(control, environment: ProcessInfo.processInfo.environment),
+            timeout: .milliseconds(Int64(timeout * 1000)))
+    }
+}
+
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case table, csv, json
+}
+
+/// Runs a command body, printing `CLIError`s and store errors plainly with exit status 1.
+func reportingErrors(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch let error as CLIError {
+        printError(error.description)
+        throw ExitCode.failure
+    } catch let error as StoreError {
+        printError(error.description)
+        throw ExitCode.failure
+    } catch let error as CoordinatorError {
+        printError(error.description)
+        throw ExitCode.failure
+    }
+}
+
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("cull: \(message)\n".utf8))
+}
+
+func absolutePath(_ path: String) -> String {
+    let expanded = (path as NSString).expandingTildeInPath
+    if expanded.hasPrefix("/") { return (expanded as NSString).standardizingPath }
+    let cwd = FileManager.default.currentDirectoryPath
+    return ((cwd as NSString).appendingPathComponent(expanded) as NSString).standardizingPath
+}
+
+var standardErrorIsTerminal: Bool { isatty(2) == 1 }

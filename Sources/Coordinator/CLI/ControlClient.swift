@@ -1,0 +1,67 @@
+import CZeroMQ
+import Foundation
+import Logging
+import Shared
+
+/// Talks to a running `cull serve` over its control endpoint: one request, one reply, with a
+/// deadline (rule 3): a daemon that is not there yields a clear error, not a hang.
+struct ControlClient: Sendable {
+    let endpoint: String
+    let timeout: Duration
+
+    func request(_ command: Cull_V1_Envelope.OneOf_Command) async throws -> Cull_V1_Envelope.OneOf_Command {
+        let context = try ZMQContext()
+        let logger = Logger(label: "cull.control-client")
+        let socket: SocketThread
+        do {
+            socket = try SocketThread(name: "cull.control-client", context: context, type: .dealer, inboxCapacity: 4, logger: logger) { socket in
+                try socket.setOption(ZMQ_LINGER, Int32(0))
+                try socket.setOption(ZMQ_MAXMSGSIZE, Int64(256 << 20))
+                try socket.connect(endpoint)
+            }
+        } catch let error as ZMQError {
+            await CoordinatorDaemon.terminate(context)
+            throw CLIError("cannot use control endpoint \(endpoint): \(error.message)")
+        }
+        socket.send(WireCodec.encode(command))
+        let reply: [[UInt8]]? = await withTaskGroup(of: [[UInt8]]?.self) { group in
+            group.addTask { await socket.inbox.next() }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        await socket.shutdown()
+        await CoordinatorDaemon.terminate(context)
+        guard let reply else {
+            throw CLIError("""
+                no answer from cull serve at \(endpoint) within \(timeout.millisecondsDescription). \
+                Is it running? Start it with `cull serve` (or `systemctl start cull`), or point at it with \
+                --control ENDPOINT / CULL_CONTROL.
+                """)
+        }
+        let answer: Cull_V1_Envelope.OneOf_Command
+        do {
+            answer = try WireCodec.decode(reply)
+        } catch {
+            throw CLIError("cull serve at \(endpoint) sent a reply this cull cannot read: \(error)")
+        }
+        switch answer {
+        case .controlError(let error):
+            throw CLIError(error.message)
+        case .protocolError(let error):
+            throw CLIError("cull serve refused the request: \(error.message)")
+        default:
+            return answer
+        }
+    }
+}
+
+/// An error for the person at the terminal: printed as is, exit status 1.
+struct CLIError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Shared
+
+struct ScanCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scan",
+        abstract: "Asks the daemon to scan a folder (superseding a running scan of it).",
+        discussion: "The folder must exist at the same path on the coordinator and its workers."
+    )
+
+    @Argument(help: "The folder to scan.")
+    var directory: String
+
+    @Flag(help: "Wait until the scan ends, showing progress; exit 0 only if it finished.")
+    var wait = false
+
+    @OptionGroup var clientOptions: ClientOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let client = clientOptions.client
+            guard case .scanStarted(let started) = try await client.request(.scanRequest(.with { $0.root = absolutePath(directory) })) else {
+                throw CLIError("unexpected answer from cull serve")
+            }
+            if !started.supersededScanIds.isEmpty {
+                printError("superseded running scan(s) \(started.supersededScanIds.map(String.init).joined(separator: ", "))")
+            }
+            print("scan \(started.scanID) started (generation \(started.generation))")
+            guard wait else { return }
+            let terminal = standardErrorIsTerminal
+            var lastLine = ContinuousClock.now - .seconds(60)
+            while true {
+                guard case .statusReply(let reply) = try await client.request(.statusRequest(.with { $0.scanID = started.scanID })),
+                      let scan = reply.scans.first else { throw CLIError("unexpected answer from cull serve") }
+                let line = StatusCommand.progress(scan)
+                if terminal {
+                    FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
+                } else if ContinuousClock.now - lastLine >= .seconds(5) || scan.state != "running" {
+                    printError(line)
+                    lastLine = .now
+                }
+                if scan.state != "running" {
+                    if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+                    guard scan.state == "done" else {
+                        throw CLIError("scan \(scan.scanID) ended \(scan.state)\(scan.error.isEmpty ? "" : ": \(scan.error)")")
+                    }
+                    print("scan \(scan.scanID) done: \(scan.total) files, \(scan.failed) failed, \(scan.groups) groups; `cull groups --scan \(scan.scanID)` lists them")
+                    return
+                }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+}

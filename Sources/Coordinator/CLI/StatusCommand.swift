@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import Shared
+import SwiftProtobuf
+
+struct StatusCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status",
+        abstract: "Shows scans, workers and the daemon's counters."
+    )
+
+    @Option(help: "Only this scan.")
+    var scan: Int64 = 0
+
+    @Option(help: "How many recent scans.")
+    var limit: UInt32 = 20
+
+    @Flag(help: "Print JSON (the StatusReply message of docs/PROTOCOL.md).")
+    var json = false
+
+    @OptionGroup var clientOptions: ClientOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            let request = Cull_V1_StatusRequest.with { $0.scanID = scan; $0.limit = limit }
+            guard case .statusReply(let reply) = try await clientOptions.client.request(.statusRequest(request)) else {
+                throw CLIError("unexpected answer from cull serve")
+            }
+            if json {
+                var options = JSONEncodingOptions()
+                options.alwaysPrintInt64sAsNumbers = true
+                print(try reply.jsonString(options: options))
+                return
+            }
+            print(Self.render(reply), terminator: "")
+        }
+    }
+
+    static func progress(_ scan: Cull_V1_ScanStatus) -> String {
+        let percent = scan.total > 0 ? Double(scan.done) * 100 / Double(scan.total) : 0
+        let walking = scan.state == "running" && !scan.walkComplete ? ", still finding files" : ""
+        return String(format: "scan %lld %@: %lld/%lld photos (%.1f%%), %lld failed%@",
+                      scan.scanID, scan.state, scan.done, scan.total, percent, scan.failed, walking)
+    }
+
+    static func render(_ reply: Cull_V1_StatusReply) -> String {
+        var out = "SCANS\n"
+        if reply.scans.isEmpty { out += "  none yet: `cull scan DIR` starts one\n" }
+        out += "  " + ["ID", "STATE", "GEN", "TOTAL", "DONE", "FAILED", "GROUPS", "ROOT"].joined(separator: "\t") + "\n"
+        for scan in reply.scans {
+            out += "  " + ["\(scan.scanID)", scan.state, "\(scan.generation)", "\(scan.total)", "\(scan.done)",
+                           "\(scan.failed)", "\(scan.groups)", scan.root].joined(separator: "\t") + "\n"
+            if !scan.error.isEmpty, scan.state != "done" { out += "    \(scan.error)\n" }
+        }
+        out += "WORKERS\n"
+        out += WorkersCommand.render(reply.workers)
+        let c = reply.counters
+        out += "RESULTS\n  applied \(c.resultsApplied), dropped stale \(c.resultsStale), dropped duplicate \(c.resultsDuplicate), jobs requeued \(c.jobsRequeued), protocol errors \(c.protocolErrors)\n"
+        return out
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// The local `cull-worker` processes `cull run` starts and supervises: a worker that exits
+/// while the run goes on is started again (a bounded number of times), as systemd would.
+final class WorkerProcesses: Sendable {
+    private struct State {
+        var processes: [Int: Process] = [:]
+        var restarts = 0
+        var stopping = false
+    }
+
+    let executable: URL
+    let arguments: @Sendable (Int) -> [String]
+    let environment: [String: String]
+    let maxRestarts: Int
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(executable: URL, count: Int, maxRestarts: Int = 20, environment: [String: String], logger: Logger,
+         arguments: @escaping @Sendable (Int) -> [String]) throws {
+        self.executable = executable
+        self.arguments = arguments
+        self.environment = environment
+        self.maxRestarts = maxRestarts
+        self.logger = logger
+        for index in 0..<count { try start(index) }
+    }
+
+    /// The `cull-worker` binary installed next to this `cull`.
+    static func siblingExecutable(named name: String) throws -> URL {
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let sibling = me.deletingLastPathComponent().appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: sibling.path) else {
+            throw CLIError("cannot find \(name) next to \(me.path); install both binaries in the same folder")
+        }
+        return sibling
+    }
+
+    private func start(_ index: Int) throws {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments(index)
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.terminationHandler = { [weak self] finished in
+            self?.exited(index, status: finished.terminationStatus)
+        }
+        try process.run()
+        state.withLock { $0.processes[index] = process }
+    }
+
+    private func exited(_ index: Int, status: Int32) {
+        let restart = state.withLock { state -> Bool in
+            state.processes[index] = nil
+            guard !state.stopping, state.restarts < maxRestarts else { return false }
+            state.restarts += 1
+            return true
+        }
+        guard restart else { return }
+        logger.warning("worker \(index) exited with status \(status); starting it again")
+        do { try start(index) } catch { logger.error("could not restart worker \(index): \(error)") }
+    }
+
+    /// SIGTERM to every worker, then SIGKILL to any still there after `grace`.
+    func stop(grace: Duration = .seconds(5)) async {
+        let running = state.withLock { state -> [Process] in
+            state.stopping = true
+            return Array(state.processes.values)
+        }
+        for process in running where process.isRunning { process.terminate() }
+        let deadline = ContinuousClock.now + grace
+        while ContinuousClock.now < deadline, running.contains(where: \.isRunning) {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        for process in running where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}

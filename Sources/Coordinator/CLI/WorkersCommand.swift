@@ -1,0 +1,31 @@
+import ArgumentParser
+import Foundation
+import Shared
+
+struct WorkersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "workers",
+        abstract: "Lists the workers connected to the daemon."
+    )
+
+    @OptionGroup var clientOptions: ClientOptions
+
+    func run() async throws {
+        try await reportingErrors {
+            guard case .statusReply(let reply) = try await clientOptions.client.request(.statusRequest(.with { $0.limit = 1 })) else {
+                throw CLIError("unexpected answer from cull serve")
+            }
+            print(Self.render(reply.workers), terminator: "")
+        }
+    }
+
+    static func render(_ workers: [Cull_V1_WorkerStatus]) -> String {
+        guard !workers.isEmpty else { return "  none connected: start `cull-worker --connect ENDPOINT`\n" }
+        var out = "  " + ["ID", "HOST", "VERSION", "JOBS", "CAPACITY", "PHOTOS", "STUCK", "SEEN"].joined(separator: "\t") + "\n"
+        for w in workers {
+            out += "  " + [w.workerID, w.host, w.softwareVersion, "\(w.inFlightJobs)", "\(w.capacity)", "\(w.photosDone)",
+                           "\(w.abandonedFetches)", String(format: "%.1fs ago", w.lastSeenSecondsAgo)].joined(separator: "\t") + "\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,24 @@
+import Analysis
+
+/// How a coordinator schedules work; every wait has a deadline here (rule 3).
+struct CoordinatorConfiguration: Sendable {
+    var workEndpoint: String
+    var controlEndpoint: String?
+    /// Photos per job.
+    var jobSize = 16
+    /// Per photo, enforced by the worker.
+    var fetchTimeout: Duration = .seconds(30)
+    /// Per job, enforced here; past it the job is requeued with a new attempt token.
+    var jobDeadline: Duration = .seconds(300)
+    /// Dispatches of one job before it is split photo by photo; a single photo that fails this
+    /// often is recorded failed.
+    var maxDispatches = 3
+    var heartbeatInterval: Duration = .seconds(1)
+    var heartbeatLiveness = 5
+    var analysis = AnalysisOptions()
+    /// Files per walk step, and how long one step may take (a hung mount fails the scan).
+    var walkBatch = 512
+    var walkStepTimeout: Duration = .seconds(120)
+    /// Near-duplicate threshold (pHash Hamming distance).
+    var nearThreshold = 10
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Shared
+
+/// The control channel: `cull scan|status|cancel|groups|workers` talk to the daemon here.
+extension CoordinatorDaemon {
+    func controlLoop(_ socket: SocketThread) async {
+        // Requests run concurrently (a large `groups` answer must not hold up `status`), but
+        // only so many at once.
+        let limiter = ConcurrencyLimiter(limit: 16)
+        await withDiscardingTaskGroup { group in
+            for await frames in socket.inbox {
+                guard frames.count >= 2 else { continue }
+                let routingID = frames[0]
+                let command: Cull_V1_Envelope.OneOf_Command
+                do throws(ProtocolViolation) {
+                    command = try WireCodec.decode(frames.dropFirst())
+                } catch {
+                    scheduler.count { $0.protocolErrors += 1 }
+                    reply(socket, to: routingID, error: error.errorCode, message: error.description)
+                    continue
+                }
+                do { try await limiter.acquire() } catch { break }
+                group.addTask {
+                    defer { limiter.release() }
+                    let answer = await self.answer(command)
+                    socket.send([routingID] + WireCodec.encode(answer))
+                }
+            }
+        }
+    }
+
+    func answer(_ command: Cull_V1_Envelope.OneOf_Command) async -> Cull_V1_Envelope.OneOf_Command {
+        do {
+            switch command {
+            case .scanRequest(let request):
+                let (scan, superseded) = try await startScan(root: request.root)
+                var started = Cull_V1_ScanStarted()
+                started.scanID = scan.id
+                started.generation = scan.generation
+                started.supersededScanIds = superseded
+                return .scanStarted(started)
+            case .statusRequest(let request):
+                return .statusReply(try await status(scanID: request.scanID, limit: Int(request.limit == 0 ? 20 : min(request.limit, 1000))))
+            case .cancelRequest(let request):
+                guard let state = try await cancelScan(id: request.scanID) else {
+                    return controlError("no scan \(request.scanID); `cull status` lists them")
+                }
+                var reply = Cull_V1_CancelReply()
+                reply.cancelled = state == .cancelled
+                reply.state = state.rawValue
+                return .cancelReply(reply)
+            case .groupsRequest(let request):
+                return .groupsReply(try await groupsReply(scanID: request.scanID))
+            default:
+                return controlError("\(command.name) is not a control command")
+            }
+        } catch {
+            return controlError(describe(error))
+        }
+    }
+
+    private func controlError(_ message: String) -> Cull_V1_Envelope.OneOf_Command {
+        var error = Cull_V1_ControlError()
+        error.message = message
+        return .controlError(error)
+    }
+
+    func status(scanID: Int64, limit: Int) async throws -> Cull_V1_StatusReply {
+        var reply = Cull_V1_StatusReply()
+        let scans: [ScanRecord]
+        if scanID != 0 {
+            guard let scan = try await store.scan(id: scanID) else {
+                throw CoordinatorError(description: "no scan \(scanID); `cull status` lists them")
+            }
+            scans = [scan]
+        } else {
+            scans = try await store.scans(limit: limit)
+        }
+        reply.scans = scans.map(Cull_V1_ScanStatus.init)
+        let now = ContinuousClock.now
+        reply.workers = scheduler.workers().map { worker in
+            var status = Cull_V1_WorkerStatus()
+            status.workerID = worker.hello.workerID
+            status.host = worker.hello.host
+            status.softwareVersion = worker.hello.softwareVersion
+            status.capacity = worker.hello.capacity
+            status.inFlightJobs = UInt32(worker.jobs.count)
+            status.inFlightPhotos = worker.load.inFlightPhotos
+            status.abandonedFetches = worker.load.abandonedFetches
+            let silent = now - worker.lastHeard
+            status.lastSeenSecondsAgo = Double(silent.components.seconds) + Double(silent.components.attoseconds) / 1e18
+            status.photosDone = worker.photosDone
+            return status
+        }
+        reply.counters = scheduler.counters
+        return reply
+    }
+
+    func groupsReply(scanID: Int64) async throws -> Cull_V1_GroupsReply {
+        let scan: ScanRecord
+        if scanID == 0 {
+            guard let latest = try await store.latestDoneScan() else {
+                throw CoordinatorError(description: "no scan has finished yet; run `cull scan DIR --wait` first")
+            }
+            scan = latest
+        } else {
+            guard let found = try await store.scan(id: scanID) else {
+                throw CoordinatorError(description: "no scan \(scanID); `cull status` lists them")
+            }
+            scan = found
+        }
+        var reply = Cull_V1_GroupsReply()
+        reply.scanID = scan.id
+        reply.scanState = scan.state.rawValue
+        reply.groups = try await store.groups(scanID: scan.id)
+        return reply
+    }
+}
+
+extension Cull_V1_ScanStatus {
+    init(_ scan: ScanRecord) {
+        self.init()
+        scanID = scan.id
+        root = scan.root
+        generation = scan.generation
+        state = scan.state.rawValue
+        total = scan.total
+        done = scan.done
+        failed = scan.failed
+        groups = scan.groups
+        startedAt = scan.startedAt
+        finishedAt = scan.finishedAt ?? 0
+        walkComplete = scan.walkComplete
+        error = scan.error ?? ""
+    }
+}

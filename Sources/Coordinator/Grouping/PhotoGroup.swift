@@ -1,0 +1,19 @@
+/// A set of photos a person would call the same picture, with the one to keep.
+struct PhotoGroup: Sendable, Equatable {
+    enum Kind: String, Sendable {
+        /// Every member has the same bytes.
+        case exact
+        /// Members look the same (perceptual hashes within the threshold).
+        case near
+    }
+
+    struct Member: Sendable, Equatable {
+        var photoID: Int64
+        /// Hamming distance of the member's pHash to the keeper's (0 for identical bytes).
+        var distance: Int
+    }
+
+    var kind: Kind
+    var keeper: Int64
+    var members: [Member]
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// Enumerates a library's files depth-first, a batch at a time.
+///
+/// Every call blocks on `readdir` and `stat` (a network mount can take its time), so it runs
+/// on the coordinator's fetch queue with a deadline, one batch per call: the async side awaits
+/// each batch, stores it and asks for the next, which keeps memory bounded however large the
+/// library (rule 5) and lets dispatch start while the walk goes on.
+final class LibraryWalker: @unchecked Sendable {
+    // @unchecked: the mutable state below is touched only inside `next(_:)`, and the scan
+    // driver awaits each call before making the next, so no two calls ever overlap.
+    private var stack: [String]
+    private var current: (path: String, handle: OpaquePointer)?
+    private(set) var unreadableDirectories: [(String, String)] = []
+
+    /// Names skipped at any depth: hidden files and NAS housekeeping folders.
+    static func isSkipped(_ name: String) -> Bool {
+        name.hasPrefix(".") || name == "@eaDir" || name == "#recycle" || name == "#snapshot" || name == "lost+found"
+    }
+
+    init(root: String) {
+        stack = [root]
+    }
+
+    deinit {
+        if let current { closedir(current.handle) }
+    }
+
+    /// Up to `limit` files; an empty array means the walk is over.
+    func next(_ limit: Int) -> [WalkedFile] {
+        var files: [WalkedFile] = []
+        while files.count < limit {
+            if current == nil {
+                guard let directory = stack.popLast() else { break }
+                guard let handle = opendir(directory) else {
+                    unreadableDirectories.append((directory, String(cString: strerror(errno))))
+                    continue
+                }
+                current = (directory, handle)
+            }
+            guard let (directory, handle) = current else { break }
+            guard let entry = readdir(handle) else {
+                closedir(handle)
+                current = nil
+                continue
+            }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." || Self.isSkipped(name) { continue }
+            let path = directory == "/" ? "/" + name : directory + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                stack.append(path)
+            case S_IFREG:
+                files.append(WalkedFile(path: path, size: Int64(info.st_size), mtimeNanoseconds: Self.mtime(info)))
+            case S_IFLNK:
+                // A link to a file is a photo; a link to a folder is not followed (cycles).
+                var target = stat()
+                if stat(path, &target) == 0, target.st_mode & S_IFMT == S_IFREG {
+                    files.append(WalkedFile(path: path, size: Int64(target.st_size), mtimeNanoseconds: Self.mtime(target)))
+                }
+            default:
+                continue  // FIFOs, sockets, devices: never photos, and reading a FIFO would hang
+            }
+        }
+        return files
+    }
+
+    private static func mtime(_ info: stat) -> Int64 {
+        Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+}

@@ -1,0 +1,110 @@
+import GRDB
+
+/// The schema, as append-only migrations: a released migration is never edited, a change is
+/// a new one. GRDB records which have run in `grdb_migrations`.
+enum Migrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: libraries, scans, photos, jobs, groups") { db in
+            try db.execute(sql: """
+                CREATE TABLE libraries (
+                    id INTEGER PRIMARY KEY,
+                    root TEXT NOT NULL UNIQUE,
+                    -- The generation of the library's newest scan: only results for it are stored.
+                    current_generation INTEGER NOT NULL DEFAULT 0
+                );
+
+                CREATE TABLE scans (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    library_id INTEGER NOT NULL REFERENCES libraries(id),
+                    generation INTEGER NOT NULL,
+                    -- walking is folded into running (walk_complete says whether the walk ended):
+                    -- running, done, cancelled, superseded, failed
+                    state TEXT NOT NULL,
+                    walk_complete INTEGER NOT NULL DEFAULT 0,
+                    total INTEGER NOT NULL DEFAULT 0,
+                    done INTEGER NOT NULL DEFAULT 0,
+                    failed INTEGER NOT NULL DEFAULT 0,
+                    started_at REAL NOT NULL,
+                    finished_at REAL,
+                    error TEXT,
+                    UNIQUE (library_id, generation)
+                );
+
+                CREATE TABLE jobs (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    scan_id INTEGER NOT NULL REFERENCES scans(id),
+                    -- The attempt token of the dispatch in flight; results must echo it.
+                    attempt INTEGER NOT NULL DEFAULT 0,
+                    -- Dispatches so far; at the limit a job is split photo by photo.
+                    dispatches INTEGER NOT NULL DEFAULT 0,
+                    -- queued, dispatched, done, split, abandoned
+                    state TEXT NOT NULL,
+                    worker_id TEXT,
+                    photo_count INTEGER NOT NULL
+                );
+                CREATE INDEX jobs_by_scan_state ON jobs(scan_id, state);
+
+                CREATE TABLE photos (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES libraries(id),
+                    path TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    -- The generation of the last scan whose walk found the file.
+                    seen_generation INTEGER NOT NULL,
+                    -- pending, analysed, failed
+                    status TEXT NOT NULL,
+                    -- While pending: the job that will analyse it.
+                    job_id INTEGER,
+                    -- Who wrote the outcome: generation, attempt and analysis pipeline version.
+                    analysed_generation INTEGER,
+                    analysed_attempt INTEGER,
+                    pipeline_version INTEGER,
+                    sha256 BLOB,
+                    phash INTEGER,
+                    dhash INTEGER,
+                    width INTEGER,
+                    height INTEGER,
+                    format TEXT,
+                    orientation INTEGER,
+                    capture_time TEXT,
+                    camera_make TEXT,
+                    camera_model TEXT,
+                    sharpness REAL,
+                    mean_luma REAL,
+                    error_kind TEXT,
+                    error_message TEXT,
+                    UNIQUE (library_id, path)
+                );
+                CREATE INDEX photos_by_job ON photos(job_id) WHERE job_id IS NOT NULL;
+                CREATE INDEX photos_by_seen ON photos(library_id, seen_generation, status);
+
+                CREATE TABLE groups (
+                    id INTEGER PRIMARY KEY,
+                    scan_id INTEGER NOT NULL REFERENCES scans(id),
+                    number INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    keeper_photo_id INTEGER NOT NULL REFERENCES photos(id),
+                    UNIQUE (scan_id, number)
+                );
+
+                CREATE TABLE group_members (
+                    group_id INTEGER NOT NULL REFERENCES groups(id),
+                    photo_id INTEGER NOT NULL REFERENCES photos(id),
+                    distance INTEGER NOT NULL,
+                    is_keeper INTEGER NOT NULL,
+                    PRIMARY KEY (group_id, photo_id)
+                );
+
+                -- Monotonic sequences that must survive restarts (attempt tokens).
+                CREATE TABLE sequences (
+                    name TEXT PRIMARY KEY,
+                    value INTEGER NOT NULL
+                );
+                INSERT INTO sequences (name, value) VALUES ('attempt', 0);
+                """)
+        }
+        return migrator
+    }
+}

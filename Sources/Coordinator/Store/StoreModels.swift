@@ -1,0 +1,85 @@
+import Foundation
+import Shared
+
+/// The life of a scan. A scan is `running` from its start (walk and analysis overlap) until it
+/// ends in exactly one of the other states.
+enum ScanState: String, Sendable, CaseIterable {
+    case running, done, cancelled, superseded, failed
+
+    var isTerminal: Bool { self != .running }
+}
+
+struct ScanRecord: Sendable, Equatable {
+    var id: Int64
+    var libraryID: Int64
+    var root: String
+    var generation: Int64
+    var state: ScanState
+    var walkComplete: Bool
+    var total: Int64
+    var done: Int64
+    var failed: Int64
+    var groups: Int64
+    var startedAt: Double
+    var finishedAt: Double?
+    var error: String?
+}
+
+/// A file the walk found.
+struct WalkedFile: Sendable, Equatable {
+    var path: String
+    var size: Int64
+    var mtimeNanoseconds: Int64
+}
+
+/// A job as the scheduler holds it: what to send, and for which scan.
+struct JobSpec: Sendable, Equatable {
+    var jobID: Int64
+    var scanID: Int64
+    var generation: Int64
+    var photos: [Cull_V1_PhotoRef]
+    /// Dispatches before this one (from SQLite, so it survives restarts).
+    var dispatches: Int
+}
+
+/// A RESULT as received, with who sent it.
+struct ReceivedResult: Sendable {
+    var result: Cull_V1_Result
+    var workerID: String
+    var pipelineVersion: UInt32
+}
+
+/// What a batch of results did: applied, or dropped by the fence and why.
+struct ResultTally: Sendable, Equatable {
+    var applied = 0
+    /// Results for a generation that is no longer current (cancelled, superseded scans).
+    var stale = 0
+    /// Results for an attempt no longer in flight (late, duplicate, requeued).
+    var duplicate = 0
+    /// Scans that may have just received their last photo.
+    var scansToCheck: Set<Int64> = []
+}
+
+/// One photo as grouping sees it.
+struct GroupingPhoto: Sendable {
+    var id: Int64
+    var path: String
+    var sha256: [UInt8]
+    var pHash: UInt64
+    var dHash: UInt64
+    var width: Int
+    var height: Int
+    var fileSize: Int64
+    var sharpness: Double
+}
+
+/// Storage problems, with what the user can do about them.
+struct StoreError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The scan a write was for is no longer current: the write did nothing (a fence held).
+struct ScanNotCurrent: Error, CustomStringConvertible {
+    let scanID: Int64
+    var description: String { "scan \(scanID) is no longer the current scan of its library" }
+}

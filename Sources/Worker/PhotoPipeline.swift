@@ -1,0 +1,80 @@
+import Analysis
+import Shared
+
+/// Analyses photos the way DESIGN.md's worker section says: read and hash the bytes on the
+/// fetch queue under the job's fetch timeout, then decode and compute features on the compute
+/// queue. Async callers only ever await; no thread of the cooperative pool blocks.
+struct PhotoPipeline: Sendable {
+    let fetchQueue: BlockingQueue
+    let computeQueue: BlockingQueue
+    /// Photos between "fetch started" and "features done": bounds the bytes held in memory.
+    let photosInFlight: ConcurrencyLimiter
+
+    init(fetchThreads: Int, computeThreads: Int) {
+        fetchQueue = BlockingQueue(label: "cull.worker.fetch", limit: fetchThreads)
+        computeQueue = BlockingQueue(label: "cull.worker.compute", limit: computeThreads)
+        photosInFlight = ConcurrencyLimiter(limit: fetchThreads + computeThreads)
+    }
+
+    func analyze(_ photo: Cull_V1_PhotoRef, fetchTimeout: Duration, options: AnalysisOptions) async -> Cull_V1_Outcome {
+        var outcome = Cull_V1_Outcome()
+        outcome.photoID = photo.photoID
+        do {
+            try await photosInFlight.acquire()
+        } catch {
+            outcome.failure = Cull_V1_Failure(AnalysisFailure(.internal, "\(photo.path): cancelled before it started"))
+            return outcome
+        }
+        defer { photosInFlight.release() }
+
+        let path = photo.path
+        do {
+            let fetched = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
+                try PhotoFetcher.fetch(path: path, maxFileBytes: options.maxFileBytes)
+            }
+            let features = try await computeQueue.run(operation: "analysing \(path)") {
+                try PhotoAnalyzer.analyze(fetched.bytes, path: path, options: options)
+            }
+            outcome.features = Cull_V1_Features(features, sha256: fetched.sha256, fileSize: fetched.bytes.count)
+        } catch let failure as AnalysisFailure {
+            outcome.failure = Cull_V1_Failure(failure)
+        } catch let timeout as TimeoutError {
+            outcome.failure = Cull_V1_Failure(AnalysisFailure(
+                .timeout, "\(path): reading did not finish within \(timeout.timeout.millisecondsDescription) (a hung network mount or a FIFO?); skipped"))
+        } catch is CancellationError {
+            outcome.failure = Cull_V1_Failure(AnalysisFailure(.internal, "\(path): the job was cancelled"))
+        } catch {
+            outcome.failure = Cull_V1_Failure(AnalysisFailure(.internal, "\(path): \(error)"))
+        }
+        return outcome
+    }
+
+    /// Runs every photo of a job concurrently (the limiters bound it) and collects one
+    /// outcome per photo.
+    func run(_ job: Cull_V1_Job, isCancelled: @escaping @Sendable () -> Bool) async -> Cull_V1_Result {
+        let timeout = Duration.milliseconds(Int64(max(job.fetchTimeoutMs, 1)))
+        let options = AnalysisOptions(job.options)
+        var result = Cull_V1_Result()
+        result.jobID = job.jobID
+        result.generation = job.generation
+        result.attempt = job.attempt
+        result.outcomes = await withTaskGroup(of: Cull_V1_Outcome.self) { group in
+            for photo in job.photos {
+                group.addTask {
+                    if isCancelled() {
+                        var outcome = Cull_V1_Outcome()
+                        outcome.photoID = photo.photoID
+                        outcome.failure = Cull_V1_Failure(AnalysisFailure(.internal, "\(photo.path): job cancelled by the coordinator"))
+                        return outcome
+                    }
+                    return await analyze(photo, fetchTimeout: timeout, options: options)
+                }
+            }
+            var outcomes: [Cull_V1_Outcome] = []
+            outcomes.reserveCapacity(job.photos.count)
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        return result
+    }
+}

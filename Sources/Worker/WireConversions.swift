@@ -1,0 +1,42 @@
+import Analysis
+import Foundation
+import Shared
+
+extension Cull_V1_Features {
+    init(_ features: PhotoFeatures, sha256: [UInt8], fileSize: Int) {
+        self.init()
+        self.sha256 = Data(sha256)
+        phash = features.pHash
+        dhash = features.dHash
+        width = UInt32(features.width)
+        height = UInt32(features.height)
+        self.fileSize = UInt64(fileSize)
+        format = features.format.rawValue
+        orientation = UInt32(features.metadata.orientation)
+        sharpness = features.sharpness
+        meanLuma = features.meanLuma
+        decodedWidth = UInt32(features.decodedWidth)
+        decodedHeight = UInt32(features.decodedHeight)
+        captureTime = features.metadata.captureTime ?? ""
+        cameraMake = features.metadata.cameraMake ?? ""
+        cameraModel = features.metadata.cameraModel ?? ""
+    }
+}
+
+extension Cull_V1_Failure {
+    init(_ failure: AnalysisFailure) {
+        self.init()
+        kind = Cull_V1_FailureKind(storageName: failure.kind.rawValue)
+        message = failure.message
+    }
+}
+
+extension AnalysisOptions {
+    init(_ wire: Cull_V1_AnalysisOptions) {
+        self.init()
+        if wire.minShortSide > 0 { minShortSide = Int(wire.minShortSide) }
+        if wire.maxPixels > 0 { maxPixels = Int(clamping: wire.maxPixels) }
+        if wire.maxFileBytes > 0 { maxFileBytes = Int(clamping: wire.maxFileBytes) }
+        usePreviews = wire.usePreviews
+    }
+}

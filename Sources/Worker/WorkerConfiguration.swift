@@ -1,0 +1,25 @@
+/// Everything a worker daemon is told on its command line.
+struct WorkerConfiguration: Sendable {
+    var endpoint: String
+    var workerID: String
+    var host: String
+    /// Jobs held at once: the credit offered to the coordinator.
+    var capacity: Int
+    var fetchThreads: Int
+    var computeThreads: Int
+    var heartbeatInterval: Duration
+    var heartbeatLiveness: Int
+    /// Stuck (timed-out, still blocked) fetches at which the worker recycles itself.
+    var maxAbandonedFetches: Int
+}
+
+/// Exit statuses a supervisor can act on (documented in deploy/ and `cull-worker --help`).
+enum WorkerExitStatus: Int32 {
+    case normal = 0
+    /// Too many fetches are stuck in the kernel: restart me (EX_TEMPFAIL).
+    case recycle = 75
+    /// The coordinator speaks another protocol version: restarting will not help (EX_CONFIG).
+    case incompatible = 78
+    /// The endpoint or options are wrong (EX_USAGE).
+    case usage = 64
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what cull needs to build, test and run on Debian (bookworm or later).
+# Idempotent: run it as often as you like. Needs root or sudo.
+set -euo pipefail
+
+packages=(
+  pkg-config
+  libzmq3-dev           # ZeroMQ: coordinator <-> worker transport (CZeroMQ)
+  libturbojpeg0-dev     # libjpeg-turbo's TurboJPEG API: DCT-scaled JPEG decode (CTurboJPEG)
+  libsqlite3-dev        # SQLite for GRDB
+  python3               # sample-library scripts and corpus scoring
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo="sudo"
+  fi
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+command -v swift >/dev/null || { echo "setup: no Swift toolchain on PATH; install Swift 6 (swift.org) first" >&2; exit 1; }
+echo "setup: ok"
