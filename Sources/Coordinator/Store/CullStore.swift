@@ -175,10 +175,10 @@ final class CullStore: Sendable {
             for file in files {
                 if let row = try Row.fetchOne(lookup, arguments: [scan.libraryID, file.path]) {
                     let id: Int64 = row["id"]
-                    if row["seen_generation"] == scan.generation { continue }  // walked again after a restart
+                    if (row["seen_generation"] as Int64) == scan.generation { continue }  // walked again after a restart
                     total += 1
-                    let unchanged = row["size"] == file.size && row["mtime_ns"] == file.mtimeNanoseconds
-                        && row["pipeline_version"] == pipeline
+                    let unchanged = (row["size"] as Int64) == file.size && (row["mtime_ns"] as Int64) == file.mtimeNanoseconds
+                        && (row["pipeline_version"] as Int64?) == pipeline
                     let status: String = row["status"]
                     let permanentFailure = status == "failed"
                         && ["unsupported", "corrupt", "too_large"].contains(row["error_kind"] as String? ?? "")
@@ -384,13 +384,13 @@ final class CullStore: Sendable {
                     continue
                 }
                 let scanGeneration: Int64 = row["generation"]
-                if row["scan_state"] != "running" || scanGeneration != result.generation
-                    || row["current_generation"] != scanGeneration {
+                if (row["scan_state"] as String) != "running" || scanGeneration != result.generation
+                    || (row["current_generation"] as Int64) != scanGeneration {
                     tally.stale += 1
                     continue
                 }
-                if row["job_state"] != "dispatched" || row["attempt"] != result.attempt
-                    || row["worker_id"] != received.workerID {
+                if (row["job_state"] as String) != "dispatched" || (row["attempt"] as Int64) != result.attempt
+                    || (row["worker_id"] as String?) != received.workerID {
                     tally.duplicate += 1
                     continue
                 }

@@ -1,0 +1,145 @@
+@testable import Coordinator
+import Foundation
+import GRDB
+import Shared
+import Testing
+
+/// The fence of rule 4: results are stored only for the current generation and the attempt in
+/// flight, checked inside the transaction that writes them.
+@Suite("SQLite fence")
+struct StoreFenceTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-store-\(UUID())").path
+
+    func openStore() async throws -> CullStore {
+        try await CullStore.open(path: directory + "/cull.sqlite", on: BlockingQueue(label: "test", limit: 1))
+    }
+
+    func features(_ seed: UInt8) -> Cull_V1_Outcome.OneOf_Result {
+        .features(.with { $0.sha256 = Data(repeating: seed, count: 32); $0.phash = UInt64(seed); $0.width = 10; $0.height = 10 })
+    }
+
+    func result(_ job: JobSpec, attempt: Int64, generation: Int64? = nil) -> Cull_V1_Result {
+        .with { result in
+            result.jobID = job.jobID
+            result.generation = generation ?? job.generation
+            result.attempt = attempt
+            result.outcomes = job.photos.map { photo in .with { $0.photoID = photo.photoID; $0.result = features(1) } }
+        }
+    }
+
+    func walked(_ count: Int) -> [WalkedFile] {
+        (0..<count).map { WalkedFile(path: "/lib/\($0).jpg", size: 100, mtimeNanoseconds: 1) }
+    }
+
+    func analysedCount(_ store: CullStore) async throws -> Int {
+        try await store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM photos WHERE status = 'analysed'") ?? 0 }
+    }
+
+    @Test("the dispatched attempt is applied once; a repeat, an old attempt or another worker change nothing")
+    func attemptFence() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await openStore()
+        let (scan, _) = try await store.startScan(root: "/lib")
+        let jobs = try await store.recordWalkBatch(scan: scan, files: walked(4), jobSize: 4)
+        let job = try #require(jobs.first)
+        let first = try await store.recordDispatches([(job.jobID, "w1")])
+        let attempt1 = try #require(first[job.jobID])
+        _ = try await store.requeue(jobIDs: [job.jobID])
+        let second = try await store.recordDispatches([(job.jobID, "w2")])
+        let attempt2 = try #require(second[job.jobID])
+        #expect(attempt2 > attempt1, "attempt tokens only grow")
+
+        var tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt1), workerID: "w1", pipelineVersion: 1)])
+        #expect(tally.duplicate == 1 && tally.applied == 0, "the requeued attempt is no longer in flight")
+        #expect(try await analysedCount(store) == 0)
+
+        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w1", pipelineVersion: 1)])
+        #expect(tally.duplicate == 1, "right attempt, wrong worker")
+        #expect(try await analysedCount(store) == 0)
+
+        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w2", pipelineVersion: 1)])
+        #expect(tally.applied == 1)
+        #expect(try await analysedCount(store) == 4)
+
+        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w2", pipelineVersion: 1)])
+        #expect(tally.duplicate == 1 && tally.applied == 0, "a duplicate delivery is dropped")
+        let done = try await store.scan(id: scan.id)?.done
+        #expect(done == 4, "counted once")
+    }
+
+    @Test("a superseded or cancelled scan's results and finalize change nothing")
+    func generationFence() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await openStore()
+        let (old, _) = try await store.startScan(root: "/lib")
+        let oldJob = try #require(try await store.recordWalkBatch(scan: old, files: walked(2), jobSize: 2).first)
+        let oldAttempt = try #require(try await store.recordDispatches([(oldJob.jobID, "w1")])[oldJob.jobID])
+
+        let (new, superseded) = try await store.startScan(root: "/lib")
+        #expect(superseded == [old.id])
+        #expect(new.generation == old.generation + 1)
+        #expect(try await store.scan(id: old.id)?.state == .superseded)
+
+        let tally = try await store.applyResults([ReceivedResult(result: result(oldJob, attempt: oldAttempt), workerID: "w1", pipelineVersion: 1)])
+        #expect(tally.stale == 1 && tally.applied == 0)
+        #expect(try await analysedCount(store) == 0)
+
+        // The old scan must never finalize, even if asked to.
+        #expect(try await store.finalize(scan: old, groups: []) == false)
+        #expect(try await store.scan(id: old.id)?.state == .superseded)
+        await #expect(throws: ScanNotCurrent.self) { _ = try await store.recordWalkBatch(scan: old, files: walked(1), jobSize: 1) }
+
+        // The new scan proceeds; cancelling it fences it the same way.
+        let newJob = try #require(try await store.recordWalkBatch(scan: new, files: walked(2), jobSize: 2).first)
+        let newAttempt = try #require(try await store.recordDispatches([(newJob.jobID, "w1")])[newJob.jobID])
+        #expect(try await store.cancelScan(id: new.id) == .cancelled)
+        let late = try await store.applyResults([ReceivedResult(result: result(newJob, attempt: newAttempt), workerID: "w1", pipelineVersion: 1)])
+        #expect(late.stale == 1)
+        #expect(try await store.recordDispatches([(newJob.jobID, "w1")]).isEmpty, "a cancelled scan's jobs are not dispatched")
+        #expect(try await store.finalize(scan: new, groups: []) == false)
+    }
+
+    @Test("unchanged files keep their results on a rescan; changed ones are analysed again")
+    func incrementalRescan() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await openStore()
+        let (first, _) = try await store.startScan(root: "/lib")
+        let job = try #require(try await store.recordWalkBatch(scan: first, files: walked(3), jobSize: 3).first)
+        let attempt = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
+        _ = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt), workerID: "w", pipelineVersion: 1)])
+
+        let (second, _) = try await store.startScan(root: "/lib")
+        var files = walked(3)
+        files[1].mtimeNanoseconds = 2
+        let jobs = try await store.recordWalkBatch(scan: second, files: files, jobSize: 3)
+        #expect(jobs.flatMap(\.photos).map(\.path) == ["/lib/1.jpg"])
+        let scan = try #require(try await store.scan(id: second.id))
+        #expect(scan.total == 3 && scan.done == 2)
+    }
+
+    @Test("attempt tokens are never reused across a reopen")
+    func tokensSurviveRestart() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var store = try await openStore()
+        let (scan, _) = try await store.startScan(root: "/lib")
+        let job = try #require(try await store.recordWalkBatch(scan: scan, files: walked(1), jobSize: 1).first)
+        let before = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
+        store = try await openStore()
+        let recovered = try await store.unfinishedJobs()
+        #expect(recovered.map(\.jobID) == [job.jobID])
+        let after = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
+        #expect(after > before)
+        let stale = try await store.applyResults([ReceivedResult(result: result(job, attempt: before), workerID: "w", pipelineVersion: 1)])
+        #expect(stale.duplicate == 1, "the pre-restart attempt no longer matches")
+    }
+
+    @Test("an unwritable database path gets a message saying what to do")
+    func unwritable() async throws {
+        do {
+            _ = try await CullStore.open(path: "/proc/cull-cannot-be-here/cull.sqlite", on: BlockingQueue(label: "t", limit: 1))
+            Issue.record("opened a database under /proc")
+        } catch let error as StoreError {
+            #expect(error.description.contains("--db"))
+        }
+    }
+}

@@ -1,0 +1,152 @@
+import Analysis
+import CZeroMQ
+import Foundation
+import Logging
+import Shared
+import Testing
+
+/// Real processes on loopback: `cull run`, and `cull serve` with two `cull-worker`s driven by
+/// the CLI, on a generated library of JPEGs with known duplicates.
+@Suite("End to end", .serialized)
+struct EndToEndTests {
+    /// The edits grouping must always catch on the synthetic scenes.
+    static let mustGroup: [SampleLibrary.Edit] = [.original, .exactCopy, .resized, .recompressed, .brightened, .exifRotated]
+
+    func checkGroups(_ groups: GroupsCSV, entries: [SampleLibrary.Entry]) {
+        let scenes = Dictionary(grouping: entries.filter { $0.edit != nil }, by: \.scene)
+        var groupIDs = Set<String>()
+        for (scene, files) in scenes {
+            let original = files.first { $0.edit == .original }!.path
+            let group = groups.groupOf[original]
+            #expect(group != nil, "scene \(scene)'s original is in a group")
+            groupIDs.insert(group ?? "")
+            for file in files where Self.mustGroup.contains(file.edit!) {
+                #expect(groups.groupOf[file.path] == group, "\(file.path) is grouped with its original")
+            }
+            // No member of another scene in this group (precision).
+            let members = groups.groupOf.filter { $0.value == group }.map(\.key)
+            #expect(members.allSatisfy { path in files.contains { $0.path == path } }, "scene \(scene)'s group holds only its own files")
+            // The keeper is a full-size file of the scene.
+            let keeper = groups.keepers.first { path in members.contains(path) }
+            #expect(keeper.map { $0.hasSuffix("original.jpg") || $0.hasSuffix("copy.jpg") || $0.hasSuffix("exif_rot90.jpg") } == true)
+        }
+        #expect(groupIDs.count == scenes.count, "one group per scene")
+        #expect(!groups.groupOf.keys.contains { $0.hasSuffix("notes.txt") })
+    }
+
+    @Test("cull run groups a generated library and reports the non-photo")
+    func cullRun() async throws {
+        let scratch = try Scratch()
+        let library = scratch.path + "/library"
+        let entries = try SampleLibrary.write(to: library, scenes: 5, width: 480, height: 360)
+        let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite", "--format", "csv", "--show-failures"], in: scratch.path)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let groups = try GroupsCSV(run.stdout)
+        checkGroups(groups, entries: entries)
+        #expect(run.stderr.contains("unsupported: \(library)/notes.txt"))
+        #expect(run.stderr.contains("scanned \(entries.count) files"))
+
+        // A second run analyses nothing again and gives the same groups.
+        let again = try await runCommand("cull", ["run", library, "--workers", "1", "--db", scratch.path + "/run.sqlite", "--format", "csv"], in: scratch.path)
+        #expect(again.status == 0, "stderr: \(again.stderr)")
+        #expect(try GroupsCSV(again.stdout).partition == groups.partition)
+
+        let json = try await runCommand("cull", ["run", library, "--workers", "1", "--db", scratch.path + "/run.sqlite", "--format", "json"], in: scratch.path)
+        let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]
+        #expect(decoded?.count == 5)
+    }
+
+    @Test("cull serve with two workers, driven by cull scan, status and groups")
+    func daemons() async throws {
+        let scratch = try Scratch()
+        let library = scratch.path + "/library"
+        let entries = try SampleLibrary.write(to: library, scenes: 4, width: 480, height: 360)
+        let ports = try freePorts(2)
+        let work = "tcp://127.0.0.1:\(ports[0])", control = "tcp://127.0.0.1:\(ports[1])"
+        let serve = try Child("cull", ["serve", "--db", scratch.path + "/serve.sqlite", "--work", work, "--control", control,
+                                       "--heartbeat-ms", "200", "--job-size", "4"], in: scratch.path)
+        var workers: [Child] = []
+        for index in 0..<2 {
+            workers.append(try Child("cull-worker", ["--connect", work, "--id", "it-worker-\(index)", "--heartbeat-ms", "200",
+                                                     "--compute-threads", "1"], in: scratch.path))
+        }
+        defer {
+            for child in workers + [serve] { child.signal(SIGKILL) }
+        }
+
+        // Wait until both workers have joined.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var joined = 0
+        while ContinuousClock.now < deadline {
+            let status = try await runCommand("cull", ["workers", "--control", control, "--timeout", "2"], in: scratch.path)
+            joined = status.stdout.components(separatedBy: "it-worker-").count - 1
+            if joined == 2 { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(joined == 2, "serve stderr: \(serve.stderr)")
+
+        let scan = try await runCommand("cull", ["scan", library, "--wait", "--control", control], in: scratch.path)
+        #expect(scan.status == 0, "scan stderr: \(scan.stderr)\nserve: \(serve.stderr)")
+        #expect(scan.stdout.contains("done: \(entries.count) files, 1 failed"))
+
+        let status = try await runCommand("cull", ["status", "--json", "--control", control], in: scratch.path)
+        #expect(status.status == 0)
+        let reply = try Cull_V1_StatusReply(jsonString: status.stdout)
+        #expect(reply.scans.first?.state == "done")
+        #expect(reply.scans.first?.total == Int64(entries.count))
+        #expect(reply.workers.count == 2)
+        #expect(reply.workers.reduce(0) { $0 + $1.photosDone } == UInt64(entries.count), "both workers' results add up")
+        #expect(reply.counters.resultsStale == 0)
+
+        let groups = try await runCommand("cull", ["groups", "--format", "csv", "--control", control], in: scratch.path)
+        #expect(groups.status == 0)
+        checkGroups(try GroupsCSV(groups.stdout), entries: entries)
+
+        // Clean shutdown on SIGTERM, everyone.
+        for worker in workers { #expect(await worker.stop() == 0) }
+        #expect(await serve.stop() == 0, "serve stderr: \(serve.stderr)")
+    }
+
+    @Test("a worker speaking another protocol version is told so, and the coordinator keeps going")
+    func versionMismatch() async throws {
+        let scratch = try Scratch()
+        let ports = try freePorts(2)
+        let work = "tcp://127.0.0.1:\(ports[0])", control = "tcp://127.0.0.1:\(ports[1])"
+        let serve = try Child("cull", ["serve", "--db", scratch.path + "/serve.sqlite", "--work", work, "--control", control], in: scratch.path)
+        defer { serve.signal(SIGKILL) }
+
+        let context = try ZMQContext()
+        let dealer = try SocketThread(name: "it.dealer", context: context, type: .dealer, logger: Logger(label: "it")) { socket in
+            try socket.setOption(ZMQ_LINGER, Int32(0))
+            try socket.connect(work)
+        }
+        var frames = WireCodec.encode(.hello(.with { $0.workerID = "from-the-future"; $0.capacity = 1 }))
+        frames[0][4] = 9
+        dealer.send(frames)
+        dealer.send([Array("garbage".utf8)])
+        var answers: [Cull_V1_ProtocolError] = []
+        let reader = Task { () -> [Cull_V1_ProtocolError] in
+            var collected: [Cull_V1_ProtocolError] = []
+            for await message in dealer.inbox {
+                if case .protocolError(let error) = try? WireCodec.decode(message) { collected.append(error) }
+                if collected.count == 2 { break }
+            }
+            return collected
+        }
+        let timer = Task { try await Task.sleep(for: .seconds(20)); reader.cancel() }
+        answers = await reader.value
+        timer.cancel()
+        #expect(answers.map(\.code) == [.versionMismatch, .malformed])
+        #expect(answers.first?.message.contains("version 9") == true)
+        #expect(answers.first?.supportedVersion == 1)
+        await dealer.shutdown()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread { context.terminate(); done.resume() }
+        }
+        // Still answering.
+        let status = try await runCommand("cull", ["status", "--json", "--control", control], in: scratch.path)
+        #expect(status.status == 0)
+        #expect(try Cull_V1_StatusReply(jsonString: status.stdout).counters.protocolErrors == 2)
+        #expect(await serve.stop() == 0)
+    }
+}

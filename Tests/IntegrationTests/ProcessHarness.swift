@@ -1,0 +1,174 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Starts the real `cull` and `cull-worker` binaries for tests, with deadlines on every wait.
+enum Binaries {
+    /// The build folder holding the test bundle also holds the products (`swift build` first).
+    static var directory: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+    }
+
+    static func url(_ name: String) throws -> URL {
+        let url = directory.appendingPathComponent(name)
+        guard FileManager.default.isExecutableFile(atPath: url.path) else {
+            throw HarnessError("\(url.path) is missing: run `swift build` before `swift test` (scripts/test.sh does)")
+        }
+        return url
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A child process whose output goes to files (no pipe can fill up and stall it).
+final class Child: Sendable {
+    let process: Process
+    let stdoutPath: String
+    let stderrPath: String
+    private let exited = Mutex<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: String) throws {
+        let id = UUID().uuidString.prefix(8)
+        stdoutPath = "\(directory)/\(executable)-\(id).out"
+        stderrPath = "\(directory)/\(executable)-\(id).err"
+        guard FileManager.default.createFile(atPath: stdoutPath, contents: nil),
+              FileManager.default.createFile(atPath: stderrPath, contents: nil) else {
+            throw HarnessError("cannot create output files in \(directory)")
+        }
+        process = Process()
+        process.executableURL = try Binaries.url(executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.terminationHandler = { [self] finished in
+            let waiters = self.exited.withLock { state -> [CheckedContinuation<Int32, Never>] in
+                state.status = finished.terminationStatus
+                defer { state.waiters = [] }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume(returning: finished.terminationStatus) }
+        }
+        try process.run()
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// The exit status, or nil if the process is still running at the deadline.
+    func wait(timeout: Duration) async -> Int32? {
+        await withTaskGroup(of: Int32?.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let status = self.exited.withLock { state -> Int32? in
+                        if let status = state.status { return status }
+                        state.waiters.append(continuation)
+                        return nil
+                    }
+                    if let status { continuation.resume(returning: status) }
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if first == nil {
+                // Unblock the waiter child so the group can end.
+                let waiters = exited.withLock { state -> [CheckedContinuation<Int32, Never>] in
+                    defer { state.waiters = [] }
+                    return state.waiters
+                }
+                for waiter in waiters { waiter.resume(returning: -1) }
+            }
+            return first
+        }
+    }
+
+    func signal(_ signal: Int32) { kill(pid, signal) }
+
+    /// SIGTERM, then SIGKILL if it lingers; returns the status.
+    @discardableResult
+    func stop(timeout: Duration = .seconds(10)) async -> Int32? {
+        signal(SIGTERM)
+        if let status = await wait(timeout: timeout) { return status }
+        signal(SIGKILL)
+        return await wait(timeout: .seconds(5))
+    }
+}
+
+/// Runs a command to completion (with a deadline) and returns status and output.
+func runCommand(_ executable: String, _ arguments: [String], in directory: String, timeout: Duration = .seconds(120)) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let child = try Child(executable, arguments, in: directory)
+    guard let status = await child.wait(timeout: timeout) else {
+        child.signal(SIGKILL)
+        throw HarnessError("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout); stderr:\n\(child.stderr)")
+    }
+    return (status, child.stdout, child.stderr)
+}
+
+/// A scratch folder removed at the end of the test.
+final class Scratch: Sendable {
+    let path: String
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("cull-it-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Two free loopback TCP ports (bound and released; good enough for a test on one machine).
+func freePorts(_ count: Int) throws -> [Int] {
+    var ports: [Int] = []
+    var sockets: [Int32] = []
+    defer { for fd in sockets { close(fd) } }
+    for _ in 0..<count {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        sockets.append(fd)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw HarnessError("cannot find a free port") }
+        ports.append(Int(UInt16(bigEndian: address.sin_port)))
+    }
+    return ports
+}
+
+/// Parses `cull --format csv` output: path -> group id, and the keeper paths.
+struct GroupsCSV {
+    var groupOf: [String: String] = [:]
+    var kindOf: [String: String] = [:]
+    var keepers: Set<String> = []
+
+    init(_ text: String) throws {
+        let lines = text.split(separator: "\n").map(String.init)
+        guard lines.first == "group,kind,path,keeper,distance" else {
+            throw HarnessError("unexpected CSV header: \(lines.first ?? "<none>")")
+        }
+        for line in lines.dropFirst() {
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 5 else { throw HarnessError("bad CSV row: \(line)") }
+            groupOf[fields[2]] = fields[0]
+            kindOf[fields[0]] = fields[1]
+            if fields[3] == "1" { keepers.insert(fields[2]) }
+        }
+    }
+
+    /// Groups as sets of paths, for comparing two runs.
+    var partition: Set<Set<String>> {
+        Set(Dictionary(grouping: groupOf.keys, by: { groupOf[$0]! }).values.map(Set.init))
+    }
+}
