@@ -76,6 +76,8 @@ struct WorkerCommand: AsyncParsableCommand {
             maxAbandonedFetches: maxStuckReads
         )
         let daemon = WorkerDaemon(configuration: configuration, logger: logger)
+        let watchdog = PoolWatchdog.forDaemon(environment: ProcessInfo.processInfo.environment, logger: logger)
+        defer { watchdog?.stop() }
         let group = ServiceGroup(configuration: .init(
             services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -39,8 +39,10 @@ struct EndToEndTests {
         let scratch = try Scratch()
         let library = scratch.path + "/library"
         let entries = try SampleLibrary.write(to: library, scenes: 5, width: 480, height: 360)
-        let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite", "--format", "csv", "--show-failures"], in: scratch.path)
+        let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite", "--format", "csv", "--show-failures"],
+                                       environment: ["CULL_POOL_WATCHDOG_MS": "250"], in: scratch.path)
         #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(!run.stderr.contains("cooperative pool stalled"), "stderr: \(run.stderr)")
         let groups = try GroupsCSV(run.stdout)
         checkGroups(groups, entries: entries)
         #expect(run.stderr.contains("unsupported: \(library)/notes.txt"))
@@ -63,12 +65,15 @@ struct EndToEndTests {
         let entries = try SampleLibrary.write(to: library, scenes: 4, width: 480, height: 360)
         let ports = try freePorts(2)
         let work = "tcp://127.0.0.1:\(ports[0])", control = "tcp://127.0.0.1:\(ports[1])"
+        // A watchdog in each daemon reports any stall of the cooperative pool over 250 ms:
+        // the runtime check that nothing blocks it (rule 1).
+        let watchdog = ["CULL_POOL_WATCHDOG_MS": "250"]
         let serve = try Child("cull", ["serve", "--db", scratch.path + "/serve.sqlite", "--work", work, "--control", control,
-                                       "--heartbeat-ms", "200", "--job-size", "4"], in: scratch.path)
+                                       "--heartbeat-ms", "200", "--job-size", "4"], environment: watchdog, in: scratch.path)
         var workers: [Child] = []
         for index in 0..<2 {
             workers.append(try Child("cull-worker", ["--connect", work, "--id", "it-worker-\(index)", "--heartbeat-ms", "200",
-                                                     "--compute-threads", "1"], in: scratch.path))
+                                                     "--compute-threads", "1"], environment: watchdog, in: scratch.path))
         }
         defer {
             for child in workers + [serve] { child.signal(SIGKILL) }
@@ -102,9 +107,13 @@ struct EndToEndTests {
         #expect(groups.status == 0)
         checkGroups(try GroupsCSV(groups.stdout), entries: entries)
 
-        // Clean shutdown on SIGTERM, everyone.
-        for worker in workers { #expect(await worker.stop() == 0) }
+        // Clean shutdown on SIGTERM, everyone, and no stall of the cooperative pool anywhere.
+        for worker in workers {
+            #expect(await worker.stop() == 0)
+            #expect(!worker.stderr.contains("cooperative pool stalled"), "worker: \(worker.stderr)")
+        }
         #expect(await serve.stop() == 0, "serve stderr: \(serve.stderr)")
+        #expect(!serve.stderr.contains("cooperative pool stalled"), "serve: \(serve.stderr)")
     }
 
     @Test("a worker speaking another protocol version is told so, and the coordinator keeps going")

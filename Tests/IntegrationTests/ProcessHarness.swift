@@ -106,8 +106,9 @@ final class Child: Sendable {
 }
 
 /// Runs a command to completion (with a deadline) and returns status and output.
-func runCommand(_ executable: String, _ arguments: [String], in directory: String, timeout: Duration = .seconds(120)) async throws -> (status: Int32, stdout: String, stderr: String) {
-    let child = try Child(executable, arguments, in: directory)
+func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: String,
+                timeout: Duration = .seconds(120)) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let child = try Child(executable, arguments, environment: environment, in: directory)
     guard let status = await child.wait(timeout: timeout) else {
         child.signal(SIGKILL)
         throw HarnessError("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout); stderr:\n\(child.stderr)")

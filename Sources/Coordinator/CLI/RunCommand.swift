@@ -55,6 +55,8 @@ struct RunCommand: AsyncParsableCommand {
         let level: Logger.Level = verbose ? .info : LoggingSetup.level(from: environment, default: .warning)
         LoggingSetup.bootstrap(level: level)
         let logger = Logger(label: "cull.run")
+        let watchdog = PoolWatchdog.forDaemon(environment: ProcessInfo.processInfo.environment, logger: logger)
+        defer { watchdog?.stop() }
         let root = absolutePath(directory)
         let workerCount = workers ?? ProcessInfo.processInfo.activeProcessorCount
 

@@ -39,6 +39,8 @@ struct ServeCommand: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         LoggingSetup.bootstrap(level: logLevel.flatMap(Logger.Level.init(rawValue:)) ?? LoggingSetup.level(from: environment, default: .info))
         let logger = Logger(label: "cull.serve")
+        let watchdog = PoolWatchdog.forDaemon(environment: ProcessInfo.processInfo.environment, logger: logger)
+        defer { watchdog?.stop() }
         try await reportingErrors {
             let setupQueue = BlockingQueue(label: "cull.serve.setup", limit: 1)
             let store = try await CullStore.open(path: absolutePath(db), on: setupQueue)
