@@ -9,6 +9,9 @@ struct PhotoPipeline: Sendable {
     let computeQueue: BlockingQueue
     /// Photos between "fetch started" and "features done": bounds the bytes held in memory.
     let photosInFlight: ConcurrencyLimiter
+    /// No decode of a size-checked photo takes this long; one that does is abandoned (and
+    /// counted toward recycling) rather than holding a compute thread forever.
+    let computeTimeout: Duration = .seconds(120)
 
     init(fetchThreads: Int, computeThreads: Int) {
         fetchQueue = BlockingQueue(label: "cull.worker.fetch", limit: fetchThreads)
@@ -16,7 +19,8 @@ struct PhotoPipeline: Sendable {
         photosInFlight = ConcurrencyLimiter(limit: fetchThreads + computeThreads)
     }
 
-    func analyze(_ photo: Cull_V1_PhotoRef, fetchTimeout: Duration, options: AnalysisOptions) async -> Cull_V1_Outcome {
+    func analyze(_ photo: Cull_V1_PhotoRef, fetchTimeout: Duration, options: AnalysisOptions,
+                 isCancelled: @Sendable () -> Bool) async -> Cull_V1_Outcome {
         var outcome = Cull_V1_Outcome()
         outcome.photoID = photo.photoID
         do {
@@ -26,21 +30,29 @@ struct PhotoPipeline: Sendable {
             return outcome
         }
         defer { photosInFlight.release() }
+        // Checked after the wait for a permit: that is where a cancelled job's photos queue up.
+        if isCancelled() {
+            outcome.failure = Cull_V1_Failure(AnalysisFailure(.internal, "\(photo.path): job cancelled by the coordinator"))
+            return outcome
+        }
 
         let path = photo.path
         do {
             let fetched = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
                 try PhotoFetcher.fetch(path: path, maxFileBytes: options.maxFileBytes)
             }
-            let features = try await computeQueue.run(operation: "analysing \(path)") {
+            let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
                 try PhotoAnalyzer.analyze(fetched.bytes, path: path, options: options)
             }
             outcome.features = Cull_V1_Features(features, sha256: fetched.sha256, fileSize: fetched.bytes.count)
         } catch let failure as AnalysisFailure {
             outcome.failure = Cull_V1_Failure(failure)
-        } catch let timeout as TimeoutError {
+        } catch let timeout as TimeoutError where timeout.operation.hasPrefix("reading") {
             outcome.failure = Cull_V1_Failure(AnalysisFailure(
                 .timeout, "\(path): reading did not finish within \(timeout.timeout.millisecondsDescription) (a hung network mount or a FIFO?); skipped"))
+        } catch let timeout as TimeoutError {
+            outcome.failure = Cull_V1_Failure(AnalysisFailure(
+                .timeout, "\(path): decoding did not finish within \(timeout.timeout.millisecondsDescription); skipped"))
         } catch is CancellationError {
             outcome.failure = Cull_V1_Failure(AnalysisFailure(.internal, "\(path): the job was cancelled"))
         } catch {
@@ -61,13 +73,7 @@ struct PhotoPipeline: Sendable {
         result.outcomes = await withTaskGroup(of: Cull_V1_Outcome.self) { group in
             for photo in job.photos {
                 group.addTask {
-                    if isCancelled() {
-                        var outcome = Cull_V1_Outcome()
-                        outcome.photoID = photo.photoID
-                        outcome.failure = Cull_V1_Failure(AnalysisFailure(.internal, "\(photo.path): job cancelled by the coordinator"))
-                        return outcome
-                    }
-                    return await analyze(photo, fetchTimeout: timeout, options: options)
+                    await analyze(photo, fetchTimeout: timeout, options: options, isCancelled: isCancelled)
                 }
             }
             var outcomes: [Cull_V1_Outcome] = []

@@ -16,8 +16,13 @@ final class WorkerDaemon: Service, Sendable {
         var lastHeard: ContinuousClock.Instant = .now
         var helloSentAt: ContinuousClock.Instant?
         var helloBackoff: Duration = .milliseconds(250)
+        /// Jobs being worked on, with the attempt of their dispatch.
+        var jobsInFlight: [Int64: Int64] = [:]
+        /// Of those, the ones the coordinator cancelled (only ever a subset: bounded).
         var cancelledJobs: Set<Int64> = []
-        var jobsInFlight: Set<Int64> = []
+        /// Heartbeat settings; WELCOME may change them.
+        var heartbeatInterval: Duration
+        var heartbeatLiveness: Int
         var draining = false
         var exitStatus: WorkerExitStatus = .normal
     }
@@ -25,11 +30,12 @@ final class WorkerDaemon: Service, Sendable {
     let configuration: WorkerConfiguration
     private let logger: Logger
     private let pipeline: PhotoPipeline
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(configuration: WorkerConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        self.state = Mutex(State(heartbeatInterval: configuration.heartbeatInterval, heartbeatLiveness: configuration.heartbeatLiveness))
         self.pipeline = PhotoPipeline(fetchThreads: configuration.fetchThreads, computeThreads: configuration.computeThreads)
     }
 
@@ -82,18 +88,31 @@ final class WorkerDaemon: Service, Sendable {
         state.withLock { $0.lastHeard = .now }
         switch command {
         case .welcome(let welcome):
-            state.withLock { $0.welcomed = true; $0.helloBackoff = .milliseconds(250) }
+            state.withLock { state in
+                state.welcomed = true
+                state.helloBackoff = .milliseconds(250)
+                // The coordinator's settings win, so both sides agree on who is dead.
+                if welcome.heartbeatIntervalMs >= 10 { state.heartbeatInterval = .milliseconds(Int64(welcome.heartbeatIntervalMs)) }
+                if welcome.heartbeatLiveness >= 1 { state.heartbeatLiveness = Int(welcome.heartbeatLiveness) }
+            }
             logger.info("connected", metadata: ["coordinator": "\(welcome.coordinatorID)"])
         case .job(let job):
             let accepted = state.withLock { state -> Bool in
                 guard !state.draining else { return false }
-                state.jobsInFlight.insert(job.jobID)
+                state.jobsInFlight[job.jobID] = job.attempt
+                state.cancelledJobs.remove(job.jobID)
                 return true
             }
             guard accepted else { return }
             group.addTask { await self.run(job, socket: socket) }
         case .cancelJobs(let cancel):
-            state.withLock { $0.cancelledJobs.formUnion(cancel.jobIds.filter { $0 != 0 }) }
+            state.withLock { state in
+                for (index, jobID) in cancel.jobIds.enumerated() {
+                    guard let running = state.jobsInFlight[jobID] else { continue }
+                    if index < cancel.attempts.count, cancel.attempts[index] != running { continue }
+                    state.cancelledJobs.insert(jobID)
+                }
+            }
             logger.info("coordinator cancelled jobs", metadata: ["jobs": "\(cancel.jobIds)", "reason": "\(cancel.reason)"])
         case .heartbeat:
             break
@@ -127,13 +146,13 @@ final class WorkerDaemon: Service, Sendable {
             state.withLock { $0.cancelledJobs.contains(jobID) }
         }
         let cancelled = state.withLock { state -> Bool in
-            state.jobsInFlight.remove(jobID)
+            state.jobsInFlight[jobID] = nil
             return state.cancelledJobs.remove(jobID) != nil
         }
         if !cancelled {
             socket.send(WireCodec.encode(.result(result)))
         }
-        let abandoned = pipeline.fetchQueue.abandoned
+        let abandoned = pipeline.fetchQueue.abandoned + pipeline.computeQueue.abandoned
         if abandoned >= configuration.maxAbandonedFetches {
             logger.error("too many fetches are stuck in the kernel; recycling this worker so its supervisor starts a fresh one",
                          metadata: ["stuck": "\(abandoned)", "limit": "\(configuration.maxAbandonedFetches)"])
@@ -144,16 +163,16 @@ final class WorkerDaemon: Service, Sendable {
     // MARK: heartbeats and hello
 
     private func heartbeatLoop(_ socket: SocketThread) async {
-        let interval = configuration.heartbeatInterval
         while !Task.isCancelled {
+            let interval = state.withLock { $0.heartbeatInterval }
             try? await Task.sleep(for: interval)
             if Task.isCancelled { return }
-            let (welcomed, silentFor, helloDue) = state.withLock { state -> (Bool, Duration, Bool) in
+            let (welcomed, silentFor, helloDue, liveness) = state.withLock { state -> (Bool, Duration, Bool, Int) in
                 let now = ContinuousClock.now
                 let due = state.helloSentAt.map { now - $0 >= state.helloBackoff } ?? true
-                return (state.welcomed, now - state.lastHeard, due)
+                return (state.welcomed, now - state.lastHeard, due, state.heartbeatLiveness)
             }
-            if !welcomed || silentFor > interval * configuration.heartbeatLiveness {
+            if !welcomed || silentFor > interval * liveness {
                 if welcomed {
                     logger.warning("coordinator silent; saying hello again", metadata: ["silent": "\(silentFor)"])
                     state.withLock { $0.welcomed = false }
@@ -164,7 +183,7 @@ final class WorkerDaemon: Service, Sendable {
             var heartbeat = Cull_V1_Heartbeat()
             heartbeat.inFlightJobs = UInt32(state.withLock { $0.jobsInFlight.count })
             heartbeat.inFlightPhotos = UInt32(pipeline.photosInFlight.inUse)
-            heartbeat.abandonedFetches = UInt32(pipeline.fetchQueue.abandoned)
+            heartbeat.abandonedFetches = UInt32(pipeline.fetchQueue.abandoned + pipeline.computeQueue.abandoned)
             heartbeat.softwareVersion = CullVersion.software
             socket.send(WireCodec.encode(.heartbeat(heartbeat)))
         }

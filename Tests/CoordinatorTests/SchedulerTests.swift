@@ -11,8 +11,8 @@ struct SchedulerTests {
     @Test("never more jobs in flight at a worker than the credit it offered")
     func credit() {
         let scheduler = Scheduler()
-        _ = scheduler.register(hello: .with { $0.workerID = "a"; $0.capacity = 2 }, routingID: Array("a".utf8))
-        _ = scheduler.register(hello: .with { $0.workerID = "b"; $0.capacity = 1 }, routingID: Array("b".utf8))
+        _ = scheduler.register(workerID: "a", hello: .with { $0.workerID = "a"; $0.capacity = 2 }, routingID: Array("a".utf8))
+        _ = scheduler.register(workerID: "b", hello: .with { $0.workerID = "b"; $0.capacity = 1 }, routingID: Array("b".utf8))
         scheduler.enqueue((1...10).map(spec))
         let first = scheduler.assign(limit: 100)
         #expect(first.count == 3)
@@ -34,7 +34,7 @@ struct SchedulerTests {
     @Test("a worker that leaves hands back its jobs; a late one's jobs expire")
     func removalAndExpiry() {
         let scheduler = Scheduler()
-        _ = scheduler.register(hello: .with { $0.workerID = "a"; $0.capacity = 4 }, routingID: Array("a".utf8))
+        _ = scheduler.register(workerID: "a", hello: .with { $0.workerID = "a"; $0.capacity = 4 }, routingID: Array("a".utf8))
         scheduler.enqueue([spec(1), spec(2)])
         let assignments = scheduler.assign(limit: 10)
         _ = scheduler.dispatched(jobID: assignments[0].spec.jobID, attempt: 1, deadline: .now - .seconds(1))

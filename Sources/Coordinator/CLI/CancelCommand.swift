@@ -15,7 +15,7 @@ struct CancelCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             guard case .cancelReply(let reply) = try await clientOptions.client.request(.cancelRequest(.with { $0.scanID = scan })) else {
-                throw CLIError("unexpected answer from cull serve")
+                throw CLIError.unexpectedAnswer
             }
             if reply.cancelled {
                 print("scan \(scan) cancelled")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import Logging
 import Shared
 
@@ -34,6 +35,15 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
         throw ExitCode.failure
     } catch let error as CoordinatorError {
         printError(error.description)
+        throw ExitCode.failure
+    } catch let error as DatabaseError {
+        printError(error.describe(path: "the database"))
+        throw ExitCode.failure
+    } catch let error as ZMQError {
+        printError("ZeroMQ: \(error.description)")
+        throw ExitCode.failure
+    } catch let error as TimeoutError {
+        printError("\(error.description); the disk or network mount may be hung")
         throw ExitCode.failure
     }
 }

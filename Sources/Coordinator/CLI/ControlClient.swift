@@ -65,3 +65,8 @@ struct CLIError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension CLIError {
+    static let unexpectedAnswer = CLIError(
+        "cull serve answered with something this cull did not ask for; run the same cull release on both sides (`cull --version`)")
+}

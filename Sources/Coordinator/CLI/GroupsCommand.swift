@@ -19,7 +19,7 @@ struct GroupsCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             guard case .groupsReply(let reply) = try await clientOptions.client.request(.groupsRequest(.with { $0.scanID = scan })) else {
-                throw CLIError("unexpected answer from cull serve")
+                throw CLIError.unexpectedAnswer
             }
             if reply.scanState != "done" {
                 printError("scan \(reply.scanID) is \(reply.scanState): it has no groups (only finished scans group)")

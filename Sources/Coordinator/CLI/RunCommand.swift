@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Shared
+import Synchronization
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -72,8 +73,14 @@ struct RunCommand: AsyncParsableCommand {
             let endpoint = "ipc://\(privateDirectory)/work"
 
             let daemon = CoordinatorDaemon(configuration: options.configuration(work: endpoint, control: nil), store: store, logger: logger)
-            let daemonTask = Task { try await daemon.run() }
-            _ = await daemon.boundEndpoints()
+            let daemonFailure = Mutex<(any Error)?>(nil)
+            let daemonTask = Task {
+                do { try await daemon.run() } catch { daemonFailure.withLock { $0 = error } }
+            }
+            if await daemon.boundEndpoints().isEmpty {
+                await daemonTask.value
+                throw daemonFailure.withLock { $0 } ?? CLIError("the coordinator could not start")
+            }
 
             var workerEnvironment = environment
             workerEnvironment["CULL_LOG_LEVEL"] = level.rawValue
@@ -90,7 +97,11 @@ struct RunCommand: AsyncParsableCommand {
             do {
                 let (scan, _) = try await daemon.startScan(root: root)
                 let progress = ProgressLine(enabled: standardErrorIsTerminal)
-                let finished = try await daemon.waitForScan(id: scan.id) { progress.show($0) }
+                let finished = try await daemon.waitForScan(id: scan.id, check: {
+                    if let failure = daemonFailure.withLock({ $0 }) { return failure }
+                    if pool.gaveUp { return CLIError("the worker processes keep exiting (see the messages above; --verbose shows more)") }
+                    return nil
+                }, progress: { progress.show($0) })
                 progress.finish()
                 outcome = .success(finished)
             } catch {
@@ -99,7 +110,7 @@ struct RunCommand: AsyncParsableCommand {
 
             await pool.stop()
             await daemon.shutdown()
-            _ = try? await daemonTask.value
+            await daemonTask.value
 
             let scan = try outcome.get()
             guard scan.state == .done else {

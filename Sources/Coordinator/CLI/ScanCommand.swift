@@ -21,7 +21,7 @@ struct ScanCommand: AsyncParsableCommand {
         try await reportingErrors {
             let client = clientOptions.client
             guard case .scanStarted(let started) = try await client.request(.scanRequest(.with { $0.root = absolutePath(directory) })) else {
-                throw CLIError("unexpected answer from cull serve")
+                throw CLIError.unexpectedAnswer
             }
             if !started.supersededScanIds.isEmpty {
                 printError("superseded running scan(s) \(started.supersededScanIds.map(String.init).joined(separator: ", "))")
@@ -32,7 +32,7 @@ struct ScanCommand: AsyncParsableCommand {
             var lastLine = ContinuousClock.now - .seconds(60)
             while true {
                 guard case .statusReply(let reply) = try await client.request(.statusRequest(.with { $0.scanID = started.scanID })),
-                      let scan = reply.scans.first else { throw CLIError("unexpected answer from cull serve") }
+                      let scan = reply.scans.first else { throw CLIError.unexpectedAnswer }
                 let line = StatusCommand.progress(scan)
                 if terminal {
                     FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))

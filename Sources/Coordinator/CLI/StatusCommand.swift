@@ -24,7 +24,7 @@ struct StatusCommand: AsyncParsableCommand {
         try await reportingErrors {
             let request = Cull_V1_StatusRequest.with { $0.scanID = scan; $0.limit = limit }
             guard case .statusReply(let reply) = try await clientOptions.client.request(.statusRequest(request)) else {
-                throw CLIError("unexpected answer from cull serve")
+                throw CLIError.unexpectedAnswer
             }
             if json {
                 var options = JSONEncodingOptions()

@@ -63,6 +63,11 @@ final class WorkerProcesses: Sendable {
         do { try start(index) } catch { logger.error("could not restart worker \(index): \(error)") }
     }
 
+    /// Every worker has exited and the restart budget is spent.
+    var gaveUp: Bool {
+        state.withLock { $0.processes.isEmpty && $0.restarts >= maxRestarts && !$0.stopping }
+    }
+
     /// SIGTERM to every worker, then SIGKILL to any still there after `grace`.
     func stop(grace: Duration = .seconds(5)) async {
         let running = state.withLock { state -> [Process] in

@@ -13,7 +13,7 @@ struct WorkersCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             guard case .statusReply(let reply) = try await clientOptions.client.request(.statusRequest(.with { $0.limit = 1 })) else {
-                throw CLIError("unexpected answer from cull serve")
+                throw CLIError.unexpectedAnswer
             }
             print(Self.render(reply.workers), terminator: "")
         }

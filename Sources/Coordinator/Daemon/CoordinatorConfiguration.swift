@@ -19,6 +19,12 @@ struct CoordinatorConfiguration: Sendable {
     /// Files per walk step, and how long one step may take (a hung mount fails the scan).
     var walkBatch = 512
     var walkStepTimeout: Duration = .seconds(120)
+    /// Grouping a finished scan; past it the scan is left running and retried by the sweep.
+    var groupingTimeout: Duration = .seconds(3600)
+    /// How often SQLite and the scheduler are reconciled (lost jobs, unchecked completions).
+    var reconcileInterval: Duration = .seconds(5)
+    /// Queued jobs above which a walk pauses (memory stays bounded on huge libraries).
+    var maxQueuedJobs = 2048
     /// Near-duplicate threshold (pHash Hamming distance).
     var nearThreshold = 10
 }

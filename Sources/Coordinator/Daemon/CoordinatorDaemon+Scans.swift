@@ -27,10 +27,11 @@ extension CoordinatorDaemon {
     private func stopJobs(ofScan scanID: Int64, reason: String) {
         let byWorker = scheduler.dropJobs(ofScan: scanID)
         guard let socket = workSocket else { return }
-        for (workerID, jobIDs) in byWorker {
+        for (workerID, jobs) in byWorker {
             guard let routingID = scheduler.routingID(of: workerID) else { continue }
             var cancel = Cull_V1_CancelJobs()
-            cancel.jobIds = jobIDs
+            cancel.jobIds = jobs.map(\.jobID)
+            cancel.attempts = jobs.map(\.attempt)
             cancel.reason = reason
             socket.send([routingID] + WireCodec.encode(.cancelJobs(cancel)))
         }
@@ -66,10 +67,19 @@ extension CoordinatorDaemon {
     /// Walks a scan's library a batch at a time: each batch is stored and its jobs queued
     /// while the walk goes on. Stops quietly when the scan stops being current.
     private func walk(_ scan: ScanRecord) async {
+        guard activeWalks.withLock({ $0.insert(scan.id).inserted }) else { return }
+        defer { _ = activeWalks.withLock { $0.remove(scan.id) } }
         let walker = LibraryWalker(root: scan.root)
         let batchSize = configuration.walkBatch
         do {
             while true {
+                // Backpressure: the walk waits while plenty of work is queued, so memory stays
+                // bounded however large the library. On shutdown it stops where it is; the next
+                // start walks again and skips what is stored.
+                while scheduler.queuedCount >= configuration.maxQueuedJobs, !stopping.load(ordering: .relaxed) {
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                if stopping.load(ordering: .relaxed) { return }
                 let files = try await blockingQueue.run(timeout: configuration.walkStepTimeout, operation: "reading folders under \(scan.root)") {
                     walker.next(batchSize)
                 }
@@ -94,13 +104,15 @@ extension CoordinatorDaemon {
         }
     }
 
-    /// Waits until a scan reaches a terminal state (for `cull run`), polling SQLite.
-    func waitForScan(id: Int64, progress: (ScanRecord) -> Void = { _ in }) async throws -> ScanRecord {
+    /// Waits until a scan reaches a terminal state (for `cull run`), polling SQLite. `check`
+    /// can end the wait with an error (the daemon died, no worker is left).
+    func waitForScan(id: Int64, check: () -> (any Error)? = { nil }, progress: (ScanRecord) -> Void = { _ in }) async throws -> ScanRecord {
         while true {
             guard let scan = try await store.scan(id: id) else {
                 throw CoordinatorError(description: "scan \(id) does not exist")
             }
             progress(scan)
+            if let error = check() { throw error }
             if scan.state.isTerminal { return scan }
             try await Task.sleep(for: .milliseconds(200))
         }

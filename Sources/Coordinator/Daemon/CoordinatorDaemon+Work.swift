@@ -29,7 +29,7 @@ extension CoordinatorDaemon {
             }
             switch command {
             case .hello(let hello):
-                let orphaned = scheduler.register(hello: hello, routingID: routingID)
+                let orphaned = scheduler.register(workerID: workerID, hello: hello, routingID: routingID)
                 var welcome = Cull_V1_Welcome()
                 welcome.coordinatorID = coordinatorID
                 welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval.wholeMilliseconds)
@@ -47,7 +47,7 @@ extension CoordinatorDaemon {
                 if !orphaned.isEmpty { Task { await self.takeBack(orphaned, reason: .workerLost, why: "its worker restarted") } }
                 dispatchBell.ring()
             case .result(let result):
-                guard let worker = scheduler.workers().first(where: { $0.id == workerID }) else {
+                guard let worker = scheduler.worker(workerID) else {
                     // Not registered (we restarted?): store nothing it sends until it says HELLO;
                     // its job will come back through the deadline or recovery.
                     reply(socket, to: routingID, error: .unknownPeer, message: "say HELLO first")
@@ -95,6 +95,7 @@ extension CoordinatorDaemon {
         while true {
             let assignments = scheduler.assign(limit: 64)
             guard !assignments.isEmpty else { return }
+            var lost: [Int64] = []
             let tokens: [Int64: Int64]
             do {
                 tokens = try await store.recordDispatches(assignments.map { ($0.spec.jobID, $0.workerID) })
@@ -111,6 +112,8 @@ extension CoordinatorDaemon {
                 }
                 let deadline = ContinuousClock.now + configuration.jobDeadline
                 guard let routingID = scheduler.dispatched(jobID: assignment.spec.jobID, attempt: attempt, deadline: deadline) else {
+                    // The worker left between assignment and recording: take the job back.
+                    lost.append(assignment.spec.jobID)
                     continue
                 }
                 var job = Cull_V1_Job()
@@ -123,20 +126,20 @@ extension CoordinatorDaemon {
                 job.photos = assignment.spec.photos
                 socket.send([routingID] + WireCodec.encode(.job(job)))
             }
+            if !lost.isEmpty { await takeBack(lost, reason: .workerLost, why: "its worker left") }
         }
     }
 
     // MARK: deadlines and liveness
 
+    /// Deadlines and liveness, five times a second.
     func tickLoop(_ socket: SocketThread) async {
-        let tick = Duration.milliseconds(200)
-        var sinceHeartbeat = Duration.zero
-        while !Task.isCancelled {
-            do { try await Task.sleep(for: tick) } catch { return }
-            if socket.inbox.isFinished { return }
+        while !stopping.load(ordering: .relaxed) {
+            do { try await Task.sleep(for: .milliseconds(200)) } catch { return }
             for flight in scheduler.expired() {
                 var cancel = Cull_V1_CancelJobs()
                 cancel.jobIds = [flight.spec.jobID]
+                cancel.attempts = [flight.attempt]
                 cancel.reason = "deadline passed"
                 if let routingID = scheduler.routingID(of: flight.workerID) {
                     socket.send([routingID] + WireCodec.encode(.cancelJobs(cancel)))
@@ -149,13 +152,17 @@ extension CoordinatorDaemon {
                 logger.warning("worker went silent; requeueing its jobs", metadata: ["worker": "\(workerID)", "jobs": "\(jobs.count)"])
                 await takeBack(jobs, reason: .workerLost, why: "its worker stopped answering")
             }
-            sinceHeartbeat += tick
-            if sinceHeartbeat >= configuration.heartbeatInterval {
-                sinceHeartbeat = .zero
-                let heartbeat = WireCodec.encode(.heartbeat(Cull_V1_Heartbeat()))
-                for worker in scheduler.workers() { socket.send([worker.routingID] + heartbeat) }
-            }
             dispatchBell.ring()
+        }
+    }
+
+    /// Heartbeats to every worker, on a loop of their own so that slow SQLite writes elsewhere
+    /// never delay them.
+    func heartbeatLoop(_ socket: SocketThread) async {
+        let heartbeat = WireCodec.encode(.heartbeat(Cull_V1_Heartbeat()))
+        while !stopping.load(ordering: .relaxed) {
+            do { try await Task.sleep(for: configuration.heartbeatInterval) } catch { return }
+            for worker in scheduler.workers() { socket.send([worker.routingID] + heartbeat) }
         }
     }
 

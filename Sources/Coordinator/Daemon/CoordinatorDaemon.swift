@@ -18,17 +18,23 @@ final class CoordinatorDaemon: Service, Sendable {
     let scheduler = Scheduler()
     let logger: Logger
     let coordinatorID: String
-    /// Directory walks (blocking I/O) and grouping (CPU).
-    let blockingQueue = BlockingQueue(label: "cull.coordinator.blocking", limit: 4)
+    /// Directory walks and path checks (blocking I/O).
+    let blockingQueue = BlockingQueue(label: "cull.coordinator.walk", limit: 4)
+    /// Grouping (CPU), one scan at a time per permit.
+    let groupingQueue = BlockingQueue(label: "cull.coordinator.grouping", limit: 2)
 
     let dispatchBell = Doorbell()
     let resultBell = Doorbell()
     private let received = Mutex<[ReceivedResult]>([])
     let scanStarts: AsyncStream<ScanRecord>
     let scanStartsContinuation: AsyncStream<ScanRecord>.Continuation
-    private let finalizing = Mutex<Set<Int64>>([])
+    /// Scans being finalized, and those whose completion must be checked again when that ends.
+    private let finalizing = Mutex<(running: Set<Int64>, again: Set<Int64>)>(([], []))
+    /// Scans whose walk is under way in this process.
+    let activeWalks = Mutex<Set<Int64>>([])
+    let stopping = Atomic<Bool>(false)
     private let sockets = Mutex<(work: SocketThread?, control: SocketThread?)>((nil, nil))
-    private let ready = Mutex<(endpoints: [String], waiters: [CheckedContinuation<[String], Never>])>(([], []))
+    private let ready = Mutex<(endpoints: [String]?, waiters: [CheckedContinuation<[String], Never>])>((nil, []))
 
     init(configuration: CoordinatorConfiguration, store: CullStore, logger: Logger) {
         self.configuration = configuration
@@ -40,16 +46,26 @@ final class CoordinatorDaemon: Service, Sendable {
 
     var workSocket: SocketThread? { sockets.withLock { $0.work } }
 
-    /// Resumes once the sockets are bound, with the endpoints bound (work first).
+    /// Resumes once the sockets are bound, with the endpoints bound (work first), or with
+    /// none if binding failed (`run()` then throws the reason).
     func boundEndpoints() async -> [String] {
         await withCheckedContinuation { continuation in
             let endpoints = ready.withLock { ready -> [String]? in
-                if !ready.endpoints.isEmpty { return ready.endpoints }
+                if let resolved = ready.endpoints { return resolved }
                 ready.waiters.append(continuation)
                 return nil
             }
             if let endpoints { continuation.resume(returning: endpoints) }
         }
+    }
+
+    private func resolveBoundEndpoints(_ endpoints: [String]) {
+        let waiters = ready.withLock { ready in
+            ready.endpoints = endpoints
+            defer { ready.waiters = [] }
+            return ready.waiters
+        }
+        for waiter in waiters { waiter.resume(returning: endpoints) }
     }
 
     func run() async throws {
@@ -68,29 +84,29 @@ final class CoordinatorDaemon: Service, Sendable {
                 }
             }
         } catch let error as ZMQError {
+            resolveBoundEndpoints([])
             await Self.terminate(context)
             throw CoordinatorError(description: "cannot listen on \(error.operation.replacingOccurrences(of: "bind ", with: "")): \(error.message) (is another `cull serve` running? pass --work / --control)")
         }
         sockets.withLock { $0 = (work, control) }
-        let endpoints = work.boundEndpoints + (control?.boundEndpoints ?? [])
-        let waiters = ready.withLock { ready in
-            ready.endpoints = endpoints
-            defer { ready.waiters = [] }
-            return ready.waiters
-        }
-        for waiter in waiters { waiter.resume(returning: endpoints) }
+        resolveBoundEndpoints(work.boundEndpoints + (control?.boundEndpoints ?? []))
         logger.info("listening", metadata: ["work": "\(work.boundEndpoints.joined())", "control": "\(control?.boundEndpoints.joined() ?? "-")"])
 
         try await recover()
 
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                group.addTask { await self.workLoop(work) }
                 if let control { group.addTask { await self.controlLoop(control) } }
                 group.addTask { await self.dispatchLoop(work) }
                 group.addTask { await self.resultLoop() }
                 group.addTask { await self.scanDriverLoop() }
                 group.addTask { await self.tickLoop(work) }
+                group.addTask { await self.heartbeatLoop(work) }
+                group.addTask { await self.reconcileLoop() }
+                // The work socket's inbox ends when the daemon shuts down; then every loop is
+                // cancelled (their sleeps end at once).
+                await self.workLoop(work)
+                group.cancelAll()
             }
         } onGracefulShutdown: {
             self.logger.info("shutting down")
@@ -101,6 +117,7 @@ final class CoordinatorDaemon: Service, Sendable {
 
     /// Ends every loop: sockets close (their inboxes finish), bells close.
     private func stopLoops() async {
+        stopping.store(true, ordering: .relaxed)
         let (work, control) = sockets.withLock { $0 }
         if let work {
             // Tell workers we are going; they will reconnect to whoever listens next.
@@ -193,6 +210,7 @@ final class CoordinatorDaemon: Service, Sendable {
                 // The results are not lost for good: their jobs stay dispatched in SQLite and
                 // come back through the job deadline with a new attempt.
                 logger.error("could not store results; their jobs will be retried", metadata: ["error": "\(describe(error))"])
+                await takeBack(batch.map(\.result.jobID), reason: .workerLost, why: "its result could not be stored")
             }
             dispatchBell.ring()
         }
@@ -205,25 +223,47 @@ final class CoordinatorDaemon: Service, Sendable {
 
     // MARK: completion
 
-    /// Groups each scan whose every photo has an outcome, if it is still current.
+    /// Groups each scan whose every photo has an outcome, if it is still current. A check asked
+    /// for while one is running for the same scan is not lost: that one runs again.
     func checkCompletion(_ scanIDs: Set<Int64>) async {
         for scanID in scanIDs {
-            let claimed = finalizing.withLock { $0.insert(scanID).inserted }
-            guard claimed else { continue }
-            defer { _ = finalizing.withLock { $0.remove(scanID) } }
-            do {
-                guard try await store.isComplete(scanID: scanID), let scan = try await store.scan(id: scanID) else { continue }
-                let photos = try await store.groupingInput(scan: scan)
-                let grouper = Grouper(threshold: configuration.nearThreshold)
-                let groups = try await blockingQueue.run(operation: "grouping scan \(scanID)") { grouper.groups(of: photos) }
-                if try await store.finalize(scan: scan, groups: groups) {
-                    logger.info("scan done", metadata: ["scan": "\(scanID)", "photos": "\(scan.total)", "failed": "\(scan.failed)", "groups": "\(groups.count)"])
-                } else {
-                    logger.info("scan ended before it could finalize; its groups were not stored", metadata: ["scan": "\(scanID)"])
+            let claimed = finalizing.withLock { state -> Bool in
+                if state.running.contains(scanID) {
+                    state.again.insert(scanID)
+                    return false
                 }
-            } catch {
-                logger.error("could not finalize scan", metadata: ["scan": "\(scanID)", "error": "\(describe(error))"])
+                state.running.insert(scanID)
+                return true
             }
+            guard claimed else { continue }
+            var repeatCheck = true
+            while repeatCheck {
+                await finalizeIfComplete(scanID)
+                repeatCheck = finalizing.withLock { state in
+                    if state.again.remove(scanID) != nil { return true }
+                    state.running.remove(scanID)
+                    return false
+                }
+            }
+        }
+    }
+
+    private func finalizeIfComplete(_ scanID: Int64) async {
+        do {
+            guard try await store.isComplete(scanID: scanID), let scan = try await store.scan(id: scanID) else { return }
+            let photos = try await store.groupingInput(scan: scan)
+            let grouper = Grouper(threshold: configuration.nearThreshold)
+            let groups = try await groupingQueue.run(timeout: configuration.groupingTimeout, operation: "grouping scan \(scanID)") {
+                grouper.groups(of: photos)
+            }
+            if try await store.finalize(scan: scan, groups: groups) {
+                logger.info("scan done", metadata: ["scan": "\(scanID)", "photos": "\(scan.total)", "failed": "\(scan.failed)", "groups": "\(groups.count)"])
+            } else {
+                logger.info("scan ended before it could finalize; its groups were not stored", metadata: ["scan": "\(scanID)"])
+            }
+        } catch {
+            // The reconciliation sweep asks again in a few seconds.
+            logger.error("could not finalize scan; will retry", metadata: ["scan": "\(scanID)", "error": "\(describe(error))"])
         }
     }
 }

@@ -49,15 +49,20 @@ final class Scheduler: Sendable {
 
     // MARK: workers
 
-    /// Registers a worker after HELLO. A worker id already known (the worker restarted or
-    /// reconnected) loses the jobs it held: they are returned for requeueing.
-    func register(hello: Cull_V1_Hello, routingID: [UInt8]) -> [Int64] {
+    /// Registers a worker after HELLO, under `workerID` (the key its routing id gives every
+    /// later message). A worker already known (it restarted or reconnected) loses the jobs it
+    /// held: they are returned for requeueing.
+    func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8]) -> [Int64] {
         state.withLock { state in
-            let orphaned = state.workers[hello.workerID].map { Array($0.jobs) } ?? []
+            let orphaned = state.workers[workerID].map { Array($0.jobs) } ?? []
             for jobID in orphaned { state.inFlight[jobID] = nil }
-            state.workers[hello.workerID] = Worker(id: hello.workerID, routingID: routingID, hello: hello, lastHeard: .now)
+            state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, lastHeard: .now)
             return orphaned
         }
+    }
+
+    func worker(_ workerID: String) -> Worker? {
+        state.withLock { $0.workers[workerID] }
     }
 
     /// Removes a worker (it said DISCONNECT or went silent); returns the jobs it held.
@@ -65,11 +70,8 @@ final class Scheduler: Sendable {
         state.withLock { state in
             guard let worker = state.workers.removeValue(forKey: workerID) else { return [] }
             for jobID in worker.jobs { state.inFlight[jobID] = nil }
-            // Jobs assigned but not yet recorded go back to the queue front.
-            for (jobID, assignment) in state.assigning where assignment.workerID == workerID {
-                state.assigning[jobID] = nil
-                state.queue.prepend(assignment.spec)
-            }
+            // Jobs assigned to it but not yet recorded stay in `assigning`: `dispatched` sees the
+            // worker is gone and the dispatcher takes them back through SQLite.
             return Array(worker.jobs)
         }
     }
@@ -142,15 +144,12 @@ final class Scheduler: Sendable {
     }
 
     /// The assignment was recorded with `attempt`: the job is in flight until `deadline`.
-    /// Returns the worker's routing id to send to, or nil if the worker left meanwhile (the
-    /// job is then back in the queue).
+    /// Returns the worker's routing id to send to, or nil if the worker left meanwhile: the
+    /// caller must then take the job back (it is recorded as dispatched).
     func dispatched(jobID: Int64, attempt: Int64, deadline: ContinuousClock.Instant) -> [UInt8]? {
         state.withLock { state in
             guard let assignment = state.assigning.removeValue(forKey: jobID) else { return nil }
-            guard state.workers[assignment.workerID] != nil else {
-                state.queue.prepend(assignment.spec)
-                return nil
-            }
+            guard state.workers[assignment.workerID] != nil else { return nil }
             var spec = assignment.spec
             spec.dispatches += 1
             state.inFlight[jobID] = InFlight(spec: spec, workerID: assignment.workerID, attempt: attempt, deadline: deadline)
@@ -189,16 +188,27 @@ final class Scheduler: Sendable {
 
     /// Forgets queued and in-flight jobs of scans that ended; returns in-flight ones by worker
     /// so the workers can be told to stop.
-    func dropJobs(ofScan scanID: Int64) -> [String: [Int64]] {
+    func dropJobs(ofScan scanID: Int64) -> [String: [(jobID: Int64, attempt: Int64)]] {
         state.withLock { state in
             state.queue.removeAll { $0.scanID == scanID }
-            var byWorker: [String: [Int64]] = [:]
+            var byWorker: [String: [(jobID: Int64, attempt: Int64)]] = [:]
             for (jobID, flight) in state.inFlight where flight.spec.scanID == scanID {
                 state.inFlight[jobID] = nil
                 state.workers[flight.workerID]?.jobs.remove(jobID)
-                byWorker[flight.workerID, default: []].append(jobID)
+                byWorker[flight.workerID, default: []].append((jobID, flight.attempt))
             }
             return byWorker
+        }
+    }
+
+    /// Every job the scheduler holds: queued, being assigned or in flight. The reconciliation
+    /// sweep compares this with SQLite.
+    func knownJobIDs() -> Set<Int64> {
+        state.withLock { state in
+            var ids = Set(state.inFlight.keys)
+            ids.formUnion(state.assigning.keys)
+            for spec in state.queue { ids.insert(spec.jobID) }
+            return ids
         }
     }
 

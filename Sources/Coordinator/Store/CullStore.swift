@@ -339,6 +339,25 @@ final class CullStore: Sendable {
         }
     }
 
+    /// Jobs of running scans not yet done, with their state (queued or dispatched).
+    func openJobs() async throws -> [Int64: String] {
+        try await pool.read { db in
+            var jobs: [Int64: String] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT j.id, j.state FROM jobs j JOIN scans s ON s.id = j.scan_id
+                WHERE s.state = 'running' AND j.state IN ('queued', 'dispatched')
+                """) {
+                jobs[row["id"]] = row["state"]
+            }
+            return jobs
+        }
+    }
+
+    func jobSpecs(ids: [Int64]) async throws -> [JobSpec] {
+        guard !ids.isEmpty else { return [] }
+        return try await pool.read { db in try ids.compactMap { try Self.jobSpec(db, jobID: $0) } }
+    }
+
     private static func jobSpec(_ db: Database, jobID: Int64) throws -> JobSpec? {
         guard let job = try Row.fetchOne(db, sql: """
             SELECT j.scan_id, j.dispatches, s.generation FROM jobs j JOIN scans s ON s.id = j.scan_id WHERE j.id = ?

@@ -63,6 +63,8 @@ public final class BlockingQueue: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
                 let once = ResumeOnce(continuation)
                 slot.value.withLock { $0 = once }
+                // Cancelled before the slot was filled: the handler found nothing to resume.
+                if item.wasCancelled { once.resume(throwing: CancellationError()) }
                 threads.submit {
                     let result = Result { try work() }
                     if item.finish() == .timedOut {
@@ -109,6 +111,8 @@ private final class Item: Sendable {
             return phase
         }
     }
+
+    var wasCancelled: Bool { phase.withLock { $0 == .cancelled } }
 
     /// The caller gives up (timeout or cancellation); true if the work was still running.
     func giveUp(_ reason: Phase) -> Bool {

@@ -34,6 +34,9 @@ public final class SocketThread: Sendable {
     private let wakeWrite: Int32
     private let droppedSends = Atomic<Int>(0)
     private let logger: Logger
+    /// ROUTER sockets drop a message its peer cannot take now instead of holding every later
+    /// message (to all peers) behind it; the sender's deadlines recover the loss.
+    private let dropWhenPeerFull: Bool
 
     /// Creates the socket, lets `configure` set options, bind and connect it on the calling
     /// thread (so errors such as "address in use" surface here), then hands it to its thread.
@@ -68,6 +71,7 @@ public final class SocketThread: Sendable {
         self.wakeWrite = fds[1]
         self.outboxCapacity = outboxCapacity
         self.logger = logger
+        self.dropWhenPeerFull = type == .router
         let wake = fds[1]
         self.inbox = MessageInbox(capacity: inboxCapacity) { SocketThread.poke(wake) }
 
@@ -129,6 +133,10 @@ public final class SocketThread: Sendable {
             while let message = toSend.popFirst() {
                 do {
                     if try !socket.send(message) {
+                        if dropWhenPeerFull {
+                            droppedSends.add(1, ordering: .relaxed)
+                            continue
+                        }
                         pending = message
                         break
                     }

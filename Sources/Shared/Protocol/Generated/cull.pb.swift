@@ -379,6 +379,11 @@ public nonisolated struct Cull_V1_CancelJobs: Sendable {
 
   public var reason: String = String()
 
+  /// The attempt of each job in job_ids (same order): a worker cancels a job only if it is
+  /// running that attempt, so a late cancel never hits a newer dispatch of the same job.
+  /// Empty: cancel whatever attempt is running.
+  public var attempts: [Int64] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1452,7 +1457,7 @@ nonisolated extension Cull_V1_Heartbeat: SwiftProtobuf.Message, SwiftProtobuf._M
 
 nonisolated extension Cull_V1_CancelJobs: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CancelJobs"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_ids\0\u{1}reason\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}job_ids\0\u{1}reason\0\u{1}attempts\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1462,6 +1467,7 @@ nonisolated extension Cull_V1_CancelJobs: SwiftProtobuf.Message, SwiftProtobuf._
       switch fieldNumber {
       case 1: try { try decoder.decodeRepeatedInt64Field(value: &self.jobIds) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.reason) }()
+      case 3: try { try decoder.decodeRepeatedInt64Field(value: &self.attempts) }()
       default: break
       }
     }
@@ -1474,12 +1480,16 @@ nonisolated extension Cull_V1_CancelJobs: SwiftProtobuf.Message, SwiftProtobuf._
     if !self.reason.isEmpty {
       try visitor.visitSingularStringField(value: self.reason, fieldNumber: 2)
     }
+    if !self.attempts.isEmpty {
+      try visitor.visitPackedInt64Field(value: self.attempts, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Cull_V1_CancelJobs, rhs: Cull_V1_CancelJobs) -> Bool {
     if lhs.jobIds != rhs.jobIds {return false}
     if lhs.reason != rhs.reason {return false}
+    if lhs.attempts != rhs.attempts {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
