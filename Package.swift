@@ -96,7 +96,11 @@ let package = Package(
         ),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Coordinator", "Worker", "Shared", "Analysis"],
+            dependencies: [
+                "Coordinator", "Worker", "Shared", "Analysis", "CZeroMQ",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strictSwift6
         ),
     ]

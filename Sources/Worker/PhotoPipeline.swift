@@ -13,7 +13,10 @@ struct PhotoPipeline: Sendable {
     /// counted toward recycling) rather than holding a compute thread forever.
     let computeTimeout: Duration = .seconds(120)
 
-    init(fetchThreads: Int, computeThreads: Int) {
+    let faults: FaultInjection
+
+    init(fetchThreads: Int, computeThreads: Int, faults: FaultInjection = FaultInjection(environment: [:])) {
+        self.faults = faults
         fetchQueue = BlockingQueue(label: "cull.worker.fetch", limit: fetchThreads)
         computeQueue = BlockingQueue(label: "cull.worker.compute", limit: computeThreads)
         photosInFlight = ConcurrencyLimiter(limit: fetchThreads + computeThreads)
@@ -38,8 +41,10 @@ struct PhotoPipeline: Sendable {
 
         let path = photo.path
         do {
+            let faults = self.faults
             let fetched = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
-                try PhotoFetcher.fetch(path: path, maxFileBytes: options.maxFileBytes)
+                faults.beforeRead(path)
+                return try PhotoFetcher.fetch(path: path, maxFileBytes: options.maxFileBytes)
             }
             let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
                 try PhotoAnalyzer.analyze(fetched.bytes, path: path, options: options)

@@ -75,7 +75,7 @@ struct WorkerCommand: AsyncParsableCommand {
             heartbeatLiveness: liveness,
             maxAbandonedFetches: maxStuckReads
         )
-        let daemon = WorkerDaemon(configuration: configuration, logger: logger)
+        let daemon = WorkerDaemon(configuration: configuration, faults: FaultInjection(environment: environment), logger: logger)
         let watchdog = PoolWatchdog.forDaemon(environment: ProcessInfo.processInfo.environment, logger: logger)
         defer { watchdog?.stop() }
         let group = ServiceGroup(configuration: .init(

@@ -25,18 +25,21 @@ final class WorkerDaemon: Service, Sendable {
         var heartbeatLiveness: Int
         var draining = false
         var exitStatus: WorkerExitStatus = .normal
+        var versionMismatches = 0
     }
 
     let configuration: WorkerConfiguration
     private let logger: Logger
     private let pipeline: PhotoPipeline
     private let state: Mutex<State>
+    private let dropLog = LogThrottle()
 
-    init(configuration: WorkerConfiguration, logger: Logger) {
+    init(configuration: WorkerConfiguration, faults: FaultInjection, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        if faults.isActive { logger.warning("fault injection is on (\(FaultInjection.variable)): for tests only") }
         self.state = Mutex(State(heartbeatInterval: configuration.heartbeatInterval, heartbeatLiveness: configuration.heartbeatLiveness))
-        self.pipeline = PhotoPipeline(fetchThreads: configuration.fetchThreads, computeThreads: configuration.computeThreads)
+        self.pipeline = PhotoPipeline(fetchThreads: configuration.fetchThreads, computeThreads: configuration.computeThreads, faults: faults)
     }
 
     var exitStatus: WorkerExitStatus { state.withLock { $0.exitStatus } }
@@ -79,9 +82,19 @@ final class WorkerDaemon: Service, Sendable {
         do {
             command = try WireCodec.decode(frames)
         } catch {
-            logger.warning("dropped a message from the coordinator", metadata: ["reason": "\(error)"])
+            dropLog.warning(logger, "dropped a message from the coordinator", metadata: ["reason": "\(error)"])
+            // Only a coordinator that never welcomed us and keeps speaking another version
+            // is incompatible; stray frames after a WELCOME are just dropped.
             if case .versionMismatch = error {
-                stop(socket, reason: error.description, status: .incompatible)
+                let incompatible = state.withLock { state -> Bool in
+                    guard !state.welcomed else { return false }
+                    state.versionMismatches += 1
+                    return state.versionMismatches >= 3
+                }
+                if incompatible {
+                    logger.critical("the coordinator speaks another protocol version: \(error.description)")
+                    stop(socket, reason: error.description, status: .incompatible)
+                }
             }
             return
         }
@@ -129,14 +142,14 @@ final class WorkerDaemon: Service, Sendable {
                 // The coordinator restarted or forgot us: introduce ourselves again.
                 state.withLock { $0.welcomed = false; $0.helloSentAt = nil }
                 sendHello(socket)
-            case .versionMismatch:
+            case .versionMismatch where !state.withLock({ $0.welcomed }):
                 logger.critical("the coordinator speaks another protocol version; upgrade cull on one side", metadata: ["coordinator": "\(error.message)"])
                 stop(socket, reason: nil, status: .incompatible)
             default:
-                logger.warning("coordinator refused a message", metadata: ["code": "\(error.code)", "message": "\(error.message)"])
+                dropLog.warning(logger, "coordinator refused a message", metadata: ["code": "\(error.code)", "message": "\(error.message)"])
             }
         default:
-            logger.warning("unexpected command from the coordinator, ignored", metadata: ["command": "\(command.name)"])
+            dropLog.warning(logger, "unexpected command from the coordinator, ignored", metadata: ["command": "\(command.name)"])
         }
     }
 

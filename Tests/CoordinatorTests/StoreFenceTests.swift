@@ -92,7 +92,8 @@ struct StoreFenceTests {
         // The new scan proceeds; cancelling it fences it the same way.
         let newJob = try #require(try await store.recordWalkBatch(scan: new, files: walked(2), jobSize: 2).first)
         let newAttempt = try #require(try await store.recordDispatches([(newJob.jobID, "w1")])[newJob.jobID])
-        #expect(try await store.cancelScan(id: new.id) == .cancelled)
+        #expect(try await store.cancelScan(id: new.id)?.cancelledNow == true)
+        #expect(try await store.cancelScan(id: new.id)?.cancelledNow == false, "only the first cancel cancels")
         let late = try await store.applyResults([ReceivedResult(result: result(newJob, attempt: newAttempt), workerID: "w1", pipelineVersion: 1)])
         #expect(late.stale == 1)
         #expect(try await store.recordDispatches([(newJob.jobID, "w1")]).isEmpty, "a cancelled scan's jobs are not dispatched")

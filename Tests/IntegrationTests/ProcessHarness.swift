@@ -39,7 +39,10 @@ final class Child: Sendable {
             throw HarnessError("cannot create output files in \(directory)")
         }
         process = Process()
-        process.executableURL = try Binaries.url(executable)
+        process.executableURL = executable.contains("/") || executable == "python3"
+            ? URL(fileURLWithPath: executable == "python3" ? "/usr/bin/env" : executable)
+            : try Binaries.url(executable)
+        let arguments = executable == "python3" ? ["python3"] + arguments : arguments
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }

@@ -42,12 +42,12 @@ extension CoordinatorDaemon {
             case .statusRequest(let request):
                 return .statusReply(try await status(scanID: request.scanID, limit: Int(request.limit == 0 ? 20 : min(request.limit, 1000))))
             case .cancelRequest(let request):
-                guard let state = try await cancelScan(id: request.scanID) else {
+                guard let outcome = try await cancelScan(id: request.scanID) else {
                     return controlError("no scan \(request.scanID); `cull status` lists them")
                 }
                 var reply = Cull_V1_CancelReply()
-                reply.cancelled = state == .cancelled
-                reply.state = state.rawValue
+                reply.cancelled = outcome.cancelledNow
+                reply.state = outcome.state.rawValue
                 return .cancelReply(reply)
             case .groupsRequest(let request):
                 return .groupsReply(try await groupsReply(scanID: request.scanID))

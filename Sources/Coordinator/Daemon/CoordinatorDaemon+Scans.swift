@@ -15,13 +15,13 @@ extension CoordinatorDaemon {
 
     /// Cancels a running scan: its queued jobs are dropped, in-flight ones cancelled at their
     /// workers, and late results meet the fence. Returns the scan's state afterwards.
-    func cancelScan(id: Int64) async throws -> ScanState? {
-        let state = try await store.cancelScan(id: id)
-        if state == .cancelled {
+    func cancelScan(id: Int64) async throws -> (state: ScanState, cancelledNow: Bool)? {
+        let outcome = try await store.cancelScan(id: id)
+        if outcome?.cancelledNow == true {
             stopJobs(ofScan: id, reason: "scan \(id) cancelled")
             logger.info("scan cancelled", metadata: ["scan": "\(id)"])
         }
-        return state
+        return outcome
     }
 
     private func stopJobs(ofScan scanID: Int64, reason: String) {

@@ -23,7 +23,7 @@ extension CoordinatorDaemon {
                 command = try WireCodec.decode(frames.dropFirst())
             } catch {
                 scheduler.count { $0.protocolErrors += 1 }
-                logger.warning("refused a message from a worker", metadata: ["worker": "\(workerID)", "reason": "\(error)"])
+                dropLog.warning(logger, "refused a message from a worker", metadata: ["worker": "\(workerID)", "reason": "\(error)"])
                 reply(socket, to: routingID, error: error.errorCode, message: error.description)
                 continue
             }
@@ -65,7 +65,7 @@ extension CoordinatorDaemon {
                 logger.info("worker left", metadata: ["worker": "\(workerID)", "reason": "\(goodbye.reason)", "jobs_returned": "\(jobs.count)"])
                 if !jobs.isEmpty { Task { await self.takeBack(jobs, reason: .workerLost, why: "its worker left (\(goodbye.reason))") } }
             case .protocolError(let error):
-                logger.warning("worker refused a message", metadata: ["worker": "\(workerID)", "code": "\(error.code)", "message": "\(error.message)"])
+                dropLog.warning(logger, "worker refused a message", metadata: ["worker": "\(workerID)", "code": "\(error.code)", "message": "\(error.message)"])
             default:
                 scheduler.count { $0.protocolErrors += 1 }
                 reply(socket, to: routingID, error: .malformed, message: "\(command.name) is not a work-channel command")
@@ -175,12 +175,20 @@ extension CoordinatorDaemon {
             let specs = try await store.requeue(jobIDs: jobIDs)
             var again: [JobSpec] = []
             var finished: Set<Int64> = []
-            for spec in specs {
+            // A job whose worker died may hold the photo that killed it: from now on it (and
+            // its pieces) run alone, so the blame for another death is exact.
+            let suspect = reason == .workerLost
+            for var spec in specs {
+                spec.runsAlone = spec.runsAlone || suspect
                 if spec.dispatches < configuration.maxDispatches {
                     again.append(spec)
                 } else if spec.photos.count > 1 {
                     logger.warning("job failed \(spec.dispatches) times; splitting it photo by photo", metadata: ["job": "\(spec.jobID)"])
-                    again += try await store.split(jobID: spec.jobID)
+                    again += try await store.split(jobID: spec.jobID).map { piece in
+                        var piece = piece
+                        piece.runsAlone = spec.runsAlone
+                        return piece
+                    }
                 } else {
                     let message = reason == .timeout
                         ? "analysis did not finish in \(spec.dispatches) attempts (\(why)); skipped"

@@ -23,6 +23,8 @@ final class CoordinatorDaemon: Service, Sendable {
     /// Grouping (CPU), one scan at a time per permit.
     let groupingQueue = BlockingQueue(label: "cull.coordinator.grouping", limit: 2)
 
+    /// Peers sending garbage get a few log lines a minute, not one per message.
+    let dropLog = LogThrottle()
     let dispatchBell = Doorbell()
     let resultBell = Doorbell()
     private let received = Mutex<[ReceivedResult]>([])

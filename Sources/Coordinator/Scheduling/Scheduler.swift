@@ -119,25 +119,45 @@ final class Scheduler: Sendable {
     var inFlightCount: Int { state.withLock { $0.inFlight.count + $0.assigning.count } }
 
     /// Assigns queued jobs to workers with free credit, most free credit first, up to `limit`.
+    /// A job that must run alone goes only to an idle worker, which then gets nothing else
+    /// until it is done; other jobs pass it in the queue meanwhile.
     func assign(limit: Int) -> [Assignment] {
         state.withLock { state in
             var assignments: [Assignment] = []
             var pendingPerWorker: [String: Int] = [:]
-            for assignment in state.assigning.values { pendingPerWorker[assignment.workerID, default: 0] += 1 }
-            while assignments.count < limit, !state.queue.isEmpty {
+            var reserved = Set<String>()  // workers running (or about to run) a job alone
+            for assignment in state.assigning.values {
+                pendingPerWorker[assignment.workerID, default: 0] += 1
+                if assignment.spec.runsAlone { reserved.insert(assignment.workerID) }
+            }
+            for flight in state.inFlight.values where flight.spec.runsAlone { reserved.insert(flight.workerID) }
+
+            var taken: [Int] = []
+            let scanLimit = min(state.queue.count, 4096)
+            for index in 0..<scanLimit where assignments.count < limit {
+                let spec = state.queue[state.queue.index(state.queue.startIndex, offsetBy: index)]
                 var best: (id: String, free: Int)?
-                for worker in state.workers.values {
-                    let free = worker.free - pendingPerWorker[worker.id, default: 0]
+                for worker in state.workers.values where !reserved.contains(worker.id) {
+                    let pending = pendingPerWorker[worker.id, default: 0]
+                    if spec.runsAlone && (!worker.jobs.isEmpty || pending > 0) { continue }
+                    let free = worker.free - pending
                     guard free > 0 else { continue }
                     if let current = best, current.free > free || (current.free == free && current.id < worker.id) { continue }
                     best = (worker.id, free)
                 }
-                guard let workerID = best?.id else { break }
-                let spec = state.queue.removeFirst()
+                guard let workerID = best?.id else {
+                    if spec.runsAlone { continue }  // wait for an idle worker; let others pass
+                    break                            // no credit anywhere
+                }
                 let assignment = Assignment(spec: spec, workerID: workerID)
                 state.assigning[spec.jobID] = assignment
                 pendingPerWorker[workerID, default: 0] += 1
+                if spec.runsAlone { reserved.insert(workerID) }
                 assignments.append(assignment)
+                taken.append(index)
+            }
+            for index in taken.reversed() {
+                state.queue.remove(at: state.queue.index(state.queue.startIndex, offsetBy: index))
             }
             return assignments
         }

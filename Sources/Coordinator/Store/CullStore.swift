@@ -89,13 +89,14 @@ final class CullStore: Sendable {
         }
     }
 
-    /// Ends a running scan as cancelled; returns its state afterwards (nil: no such scan).
-    func cancelScan(id: Int64) async throws -> ScanState? {
+    /// Ends a running scan as cancelled. Returns nil if there is no such scan, else its state
+    /// and whether this call cancelled it (false: it had already ended).
+    func cancelScan(id: Int64) async throws -> (state: ScanState, cancelledNow: Bool)? {
         try await pool.write { db in
             guard let scan = try Self.scan(db, id: id) else { return nil }
-            guard scan.state == .running else { return scan.state }
+            guard scan.state == .running else { return (scan.state, false) }
             try Self.endScan(db, scanID: id, state: .cancelled, at: Date().timeIntervalSince1970, error: "cancelled by request")
-            return .cancelled
+            return (.cancelled, true)
         }
     }
 
@@ -309,10 +310,11 @@ final class CullStore: Sendable {
             let scanID: Int64 = row["scan_id"]
             let generation: Int64 = row["generation"]
             try db.execute(sql: """
-                UPDATE photos SET status = 'failed', job_id = NULL, error_kind = ?,
-                    error_message = path || ': ' || ?, analysed_generation = ?, pipeline_version = ?
+                UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, error_kind = ?,
+                    error_message = path || ': ' || ?, analysed_generation = ?,
+                    analysed_attempt = (SELECT attempt FROM jobs WHERE id = ?), pipeline_version = ?
                 WHERE job_id = ? AND status = 'pending'
-                """, arguments: [kind.storageName, message, generation, Int64(PhotoAnalyzer.pipelineVersion), jobID])
+                """, arguments: [kind.storageName, message, generation, jobID, Int64(PhotoAnalyzer.pipelineVersion), jobID])
             let count = db.changesCount
             try db.execute(sql: "UPDATE jobs SET state = 'done' WHERE id = ?", arguments: [jobID])
             try db.execute(sql: "UPDATE scans SET done = done + ?, failed = failed + ? WHERE id = ?",
@@ -385,14 +387,14 @@ final class CullStore: Sendable {
                 WHERE j.id = ?
                 """)
             let analysed = try db.cachedStatement(sql: """
-                UPDATE photos SET status = 'analysed', job_id = NULL, analysed_generation = ?, analysed_attempt = ?,
+                UPDATE photos SET status = 'analysed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                     pipeline_version = ?, sha256 = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
                     orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, sharpness = ?,
                     mean_luma = ?, error_kind = NULL, error_message = NULL
                 WHERE id = ? AND job_id = ? AND status = 'pending'
                 """)
             let failed = try db.cachedStatement(sql: """
-                UPDATE photos SET status = 'failed', job_id = NULL, analysed_generation = ?, analysed_attempt = ?,
+                UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                     pipeline_version = ?, error_kind = ?, error_message = ?
                 WHERE id = ? AND job_id = ? AND status = 'pending'
                 """)
@@ -438,10 +440,11 @@ final class CullStore: Sendable {
                 // A photo the worker gave no outcome for is a worker bug: record it, do not
                 // leave it pending forever.
                 try db.execute(sql: """
-                    UPDATE photos SET status = 'failed', job_id = NULL, analysed_generation = ?, pipeline_version = ?,
-                        error_kind = 'internal', error_message = path || ': the worker returned no outcome for this photo'
+                    UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?,
+                        analysed_attempt = ?, pipeline_version = ?, error_kind = 'internal',
+                        error_message = path || ': the worker returned no outcome for this photo'
                     WHERE job_id = ? AND status = 'pending'
-                    """, arguments: [result.generation, pipeline, result.jobID])
+                    """, arguments: [result.generation, result.attempt, pipeline, result.jobID])
                 failedCount += db.changesCount
                 try db.execute(sql: "UPDATE jobs SET state = 'done' WHERE id = ?", arguments: [result.jobID])
                 let scanID: Int64 = row["scan_id"]

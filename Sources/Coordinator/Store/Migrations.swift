@@ -105,6 +105,11 @@ enum Migrations {
                 INSERT INTO sequences (name, value) VALUES ('attempt', 0);
                 """)
         }
+        migrator.registerMigration("v2: which job wrote each outcome") { db in
+            // With analysed_attempt this lets an audit prove that every stored outcome came from
+            // its job's current dispatch (no stale attempt ever wrote).
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN analysed_job_id INTEGER")
+        }
         return migrator
     }
 }

@@ -40,6 +40,9 @@ struct JobSpec: Sendable, Equatable {
     var photos: [Cull_V1_PhotoRef]
     /// Dispatches before this one (from SQLite, so it survives restarts).
     var dispatches: Int
+    /// Suspected of killing workers: it runs alone on a worker, so that if the worker dies
+    /// again the blame falls on this job and on no innocent job beside it.
+    var runsAlone = false
 }
 
 /// A RESULT as received, with who sent it.

@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+import Shared
+import Testing
+
+/// A `cull serve` with its workers, for fault-tolerance tests: start, kill -9, restart.
+final class Cluster: @unchecked Sendable {
+    // @unchecked: used from one test task at a time; the children are Sendable.
+    let scratch: Scratch
+    let database: String
+    let work: String
+    let control: String
+    var serve: Child?
+    var workers: [Int: Child] = [:]
+    var serveArguments: [String]
+    var workerEnvironment: [String: String]
+    var workerArguments: [String]
+
+    init(serveArguments: [String] = [], workerEnvironment: [String: String] = [:], workerArguments: [String] = []) throws {
+        scratch = try Scratch()
+        database = scratch.path + "/cull.sqlite"
+        let ports = try freePorts(2)
+        work = "tcp://127.0.0.1:\(ports[0])"
+        control = "tcp://127.0.0.1:\(ports[1])"
+        self.serveArguments = serveArguments
+        self.workerEnvironment = workerEnvironment
+        self.workerArguments = workerArguments
+    }
+
+    deinit {
+        serve?.signal(SIGKILL)
+        for worker in workers.values { worker.signal(SIGKILL) }
+    }
+
+    func startServe() throws {
+        serve = try Child("cull", ["serve", "--db", database, "--work", work, "--control", control,
+                                   "--heartbeat-ms", "200", "--liveness", "5"] + serveArguments,
+                          environment: ["CULL_POOL_WATCHDOG_MS": "1000"], in: scratch.path)
+    }
+
+    /// Starts worker `index`; a restarted worker keeps its id (as under systemd), so the
+    /// coordinator sees the same worker come back.
+    func startWorker(_ index: Int) throws {
+        workers[index] = try Child("cull-worker", ["--connect", work, "--id", "worker-\(index)",
+                                                   "--heartbeat-ms", "200", "--compute-threads", "1", "--fetch-threads", "2"] + workerArguments,
+                                   environment: workerEnvironment, in: scratch.path)
+    }
+
+    func cull(_ arguments: [String], timeout: Duration = .seconds(60)) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await runCommand("cull", arguments + ["--control", control], in: scratch.path, timeout: timeout)
+    }
+
+    func status() async throws -> Cull_V1_StatusReply? {
+        let result = try await cull(["status", "--json", "--timeout", "2"])
+        guard result.status == 0 else { return nil }
+        return try Cull_V1_StatusReply(jsonString: result.stdout)
+    }
+
+    func startScan(_ root: String) async throws -> Int64 {
+        let result = try await cull(["scan", root])
+        guard result.status == 0, let id = result.stdout.split(separator: " ").dropFirst().first.flatMap({ Int64($0) }) else {
+            throw HarnessError("scan did not start: \(result.stderr)")
+        }
+        return id
+    }
+
+    /// Polls status until `condition` holds for the scan, or fails at the deadline.
+    @discardableResult
+    func waitFor(scan: Int64, timeout: Duration, _ condition: (Cull_V1_ScanStatus) -> Bool) async throws -> Cull_V1_ScanStatus {
+        let deadline = ContinuousClock.now + timeout
+        var last: Cull_V1_ScanStatus?
+        while ContinuousClock.now < deadline {
+            if let reply = try? await status(), let found = reply.scans.first(where: { $0.scanID == scan }) {
+                last = found
+                if condition(found) { return found }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError("scan \(scan) did not reach the expected state in \(timeout); last: \(String(describing: last))\nserve: \(serve?.stderr.suffix(3000) ?? "")")
+    }
+
+    func waitForWorkers(_ count: Int, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let reply = try? await status(), reply.workers.count >= count { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError("\(count) workers did not join in \(timeout)")
+    }
+
+    func groupsCSV(scan: Int64) async throws -> GroupsCSV {
+        let result = try await cull(["groups", "--scan", "\(scan)", "--format", "csv"])
+        guard result.status == 0 else { throw HarnessError("groups failed: \(result.stderr)") }
+        return try GroupsCSV(result.stdout)
+    }
+
+    /// Reads the coordinator's SQLite file directly (WAL allows it while the daemon runs).
+    func query<T: Sendable>(_ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        let pool = try DatabasePool(path: database)
+        return try await pool.read(body)
+    }
+}

@@ -1,0 +1,215 @@
+import Analysis
+import CZeroMQ
+import Foundation
+import GRDB
+import Logging
+import Shared
+import Testing
+
+/// The postmortem carried across processes: hung reads, poison photos, cancelled and
+/// superseded scans, a coordinator killed mid-scan.
+@Suite("Fault tolerance", .serialized)
+struct FaultToleranceTests {
+    @Test("a read that never returns (a FIFO with no writer) times out; the worker goes on, then recycles itself")
+    func hungFIFO() async throws {
+        let scratch = try Scratch()
+        let fifo = scratch.path + "/stuck.jpg"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let entries = try SampleLibrary.write(to: scratch.path + "/lib", scenes: 1, width: 320, height: 240, edits: [.original], extras: false)
+
+        // This test plays the coordinator: a ROUTER socket the real worker connects to.
+        let context = try ZMQContext()
+        let router = try SocketThread(name: "it.router", context: context, type: .router, logger: Logger(label: "it")) { socket in
+            try socket.setOption(ZMQ_LINGER, Int32(0))
+            try socket.bind("tcp://127.0.0.1:*")
+        }
+        let endpoint = try #require(router.boundEndpoints.first)
+        let worker = try Child("cull-worker", ["--connect", endpoint, "--id", "fifo-worker", "--max-stuck-reads", "1", "--heartbeat-ms", "100"],
+                               environment: ["CULL_POOL_WATCHDOG_MS": "500"], in: scratch.path)
+        defer { worker.signal(SIGKILL) }
+
+        var result: Cull_V1_Result?
+        let started = ContinuousClock.now
+        let reader = Task { () -> Cull_V1_Result? in
+            for await message in router.inbox {
+                guard message.count == 3, let command = try? WireCodec.decode(message.dropFirst()) else { continue }
+                switch command {
+                case .hello:
+                    router.send([message[0]] + WireCodec.encode(.welcome(.with { $0.heartbeatIntervalMs = 100; $0.heartbeatLiveness = 50 })))
+                    let job = Cull_V1_Job.with { job in
+                        job.jobID = 1; job.generation = 1; job.attempt = 1
+                        job.fetchTimeoutMs = 500; job.deadlineMs = 60_000
+                        job.photos = [.with { $0.photoID = 1; $0.path = fifo }, .with { $0.photoID = 2; $0.path = entries[0].path }]
+                    }
+                    router.send([message[0]] + WireCodec.encode(.job(job)))
+                case .result(let result):
+                    return result
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
+        let timer = Task { try await Task.sleep(for: .seconds(30)); reader.cancel() }
+        result = await reader.value
+        timer.cancel()
+        let elapsed = ContinuousClock.now - started
+        let outcomes = try #require(result?.outcomes)
+        #expect(outcomes.count == 2)
+        let stuck = outcomes.first { $0.photoID == 1 }
+        #expect(stuck?.failure.kind == .timeout, "the FIFO read timed out")
+        #expect(stuck?.failure.message.contains(fifo) == true)
+        #expect(outcomes.first { $0.photoID == 2 }?.features.width == 320, "the rest of the job went on")
+        #expect(elapsed < .seconds(20))
+
+        // One stuck read reaches --max-stuck-reads 1: the worker hands back and exits 75.
+        let status = await worker.wait(timeout: .seconds(20))
+        #expect(status == 75, "stderr: \(worker.stderr)")
+        #expect(!worker.stderr.contains("cooperative pool stalled"), "the stuck read held no cooperative thread")
+        await router.shutdown()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread { context.terminate(); done.resume() }
+        }
+    }
+
+    @Test("a photo that kills every worker that touches it is isolated and recorded; the scan completes")
+    func poisonPhoto() async throws {
+        let scratch = try Scratch()
+        let library = scratch.path + "/lib"
+        let entries = try SampleLibrary.write(to: library, scenes: 3, width: 240, height: 180, extras: false)
+        let poison = entries[4].path.replacingOccurrences(of: ".jpg", with: "-poison.jpg")
+        try FileManager.default.moveItem(atPath: entries[4].path, toPath: poison)
+        let run = try Child("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite", "--format", "csv",
+                                     "--max-attempts", "2", "--job-size", "4", "--heartbeat-ms", "200", "--show-failures"],
+                            environment: ["CULL_WORKER_FAULTS": "crash=poison"], in: scratch.path)
+        let status = await run.wait(timeout: .seconds(120))
+        #expect(status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("worker_lost: \(poison)"), "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("1 could not be analysed"))
+        let groups = try GroupsCSV(run.stdout)
+        #expect(groups.partition.count == 3, "every scene still grouped")
+    }
+
+    @Test("cancel: in-flight work is stopped, the scan never finalizes, the next scan is unaffected")
+    func cancel() async throws {
+        let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=100"])
+        let library = cluster.scratch.path + "/lib"
+        let entries = try SampleLibrary.write(to: library, scenes: 8, width: 160, height: 120)
+        try cluster.startServe()
+        try cluster.startWorker(0)
+        try await cluster.waitForWorkers(1)
+        let scan = try await cluster.startScan(library)
+        try await cluster.waitFor(scan: scan, timeout: .seconds(30)) { $0.done >= 4 }
+        let cancelled = try await cluster.cull(["cancel", "\(scan)"])
+        #expect(cancelled.status == 0, "\(cancelled.stderr)")
+        // Give late results every chance to land.
+        try await Task.sleep(for: .seconds(2))
+        let ended = try await cluster.waitFor(scan: scan, timeout: .seconds(5)) { $0.state != "running" }
+        #expect(ended.state == "cancelled")
+        #expect(ended.groups == 0)
+        #expect(ended.done < Int64(entries.count), "it stopped before the end")
+        let groups = try await cluster.cull(["groups", "--scan", "\(scan)", "--format", "csv"])
+        #expect(groups.stdout == "group,kind,path,keeper,distance\n", "a cancelled scan has no groups")
+        #expect(try await cluster.cull(["cancel", "\(scan)"]).status == 1, "cancelling twice is an error the user hears about")
+
+        // The library scans fine afterwards, keeping what the cancelled scan stored.
+        cluster.workerEnvironment = [:]
+        cluster.workers[0]?.signal(SIGKILL)
+        try cluster.startWorker(1)
+        let next = try await cluster.startScan(library)
+        let done = try await cluster.waitFor(scan: next, timeout: .seconds(60)) { $0.state != "running" }
+        #expect(done.state == "done")
+        #expect(done.total == Int64(entries.count))
+        #expect(try await cluster.groupsCSV(scan: next).partition.count == 8)
+    }
+
+    @Test("supersede: a new scan of the same library replaces the running one, which never writes or groups")
+    func supersede() async throws {
+        let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=50"])
+        let library = cluster.scratch.path + "/lib"
+        _ = try SampleLibrary.write(to: library, scenes: 6, width: 160, height: 120)
+        try cluster.startServe()
+        try cluster.startWorker(0)
+        try cluster.startWorker(1)
+        try await cluster.waitForWorkers(2)
+        let first = try await cluster.startScan(library)
+        try await cluster.waitFor(scan: first, timeout: .seconds(30)) { $0.done >= 2 }
+        let second = try await cluster.startScan(library)
+        let old = try await cluster.waitFor(scan: first, timeout: .seconds(5)) { $0.state != "running" }
+        #expect(old.state == "superseded")
+        // What the superseded scan stored before it was replaced stays valid (the files did not
+        // change); nothing may be written for it afterwards.
+        let oldGeneration = old.generation
+        let writtenByOld: @Sendable (Database) throws -> [Int64] = { db in
+            try Int64.fetchAll(db, sql: "SELECT id FROM photos WHERE analysed_generation = ? ORDER BY id", arguments: [oldGeneration])
+        }
+        let atSupersede = try await cluster.query(writtenByOld)
+        let new = try await cluster.waitFor(scan: second, timeout: .seconds(60)) { $0.state != "running" }
+        #expect(new.state == "done")
+        let reply = try #require(try await cluster.status())
+        #expect(reply.scans.first { $0.scanID == first }?.groups == 0, "the superseded scan never finalized")
+        #expect(try await cluster.groupsCSV(scan: second).partition.count == 6)
+        #expect(try await cluster.query(writtenByOld) == atSupersede, "no late write from the superseded scan")
+        let counters = try #require(try await cluster.status()).counters
+        #expect(counters.resultsApplied > 0)
+    }
+
+    @Test("kill -9 of the coordinator mid-scan: restart resumes from SQLite, redoes nothing, reuses no attempt")
+    func coordinatorCrash() async throws {
+        let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=40"])
+        let library = cluster.scratch.path + "/lib"
+        let entries = try SampleLibrary.write(to: library, scenes: 10, width: 160, height: 120)
+        try cluster.startServe()
+        try cluster.startWorker(0)
+        try cluster.startWorker(1)
+        try await cluster.waitForWorkers(2)
+        let scan = try await cluster.startScan(library)
+        try await cluster.waitFor(scan: scan, timeout: .seconds(30)) { $0.done >= 15 }
+        cluster.serve?.signal(SIGKILL)
+        _ = await cluster.serve?.wait(timeout: .seconds(10))
+        let before = try await cluster.query { db in
+            try Row.fetchAll(db, sql: "SELECT id, analysed_attempt FROM photos WHERE status != 'pending'")
+                .map { [$0["id"] as Int64, $0["analysed_attempt"] as Int64? ?? -1] }
+        }
+        let maxAttempt = try await cluster.query { db in try Int64.fetchOne(db, sql: "SELECT value FROM sequences WHERE name = 'attempt'") ?? 0 }
+        #expect(!before.isEmpty)
+
+        try cluster.startServe()  // same database, same endpoints; the workers reconnect by themselves
+        let done = try await cluster.waitFor(scan: scan, timeout: .seconds(90)) { $0.state != "running" }
+        #expect(done.state == "done")
+        #expect(done.total == Int64(entries.count))
+        #expect(done.done == Int64(entries.count))
+        let after = try await cluster.query { db in
+            try Row.fetchAll(db, sql: "SELECT id, analysed_attempt FROM photos").map { [$0["id"] as Int64, $0["analysed_attempt"] as Int64? ?? -1] }
+        }
+        let afterByID = Dictionary(uniqueKeysWithValues: after.map { ($0[0], $0[1]) })
+        for row in before { #expect(afterByID[row[0]] == row[1], "photo \(row[0]) stored before the crash was not redone") }
+        let newAttempts = try await cluster.query { db in
+            try Int64.fetchAll(db, sql: "SELECT DISTINCT analysed_attempt FROM photos")
+        }
+        let reused = newAttempts.filter { $0 <= maxAttempt }.filter { attempt in !before.contains { $0[1] == attempt } }
+        #expect(reused.isEmpty, "attempts after the restart are all new")
+        #expect(try await cluster.groupsCSV(scan: scan).partition.count == 10)
+    }
+
+    @Test("a locked database gets a clear error, not a hang or a silent loss")
+    func lockedDatabase() async throws {
+        let scratch = try Scratch()
+        let path = scratch.path + "/locked.sqlite"
+        // Another process holds the write lock (python3's sqlite3; scripts/setup.sh installs it).
+        let holder = try Child("python3", ["-c", """
+            import sqlite3, sys, time
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute("CREATE TABLE IF NOT EXISTS t (x)")
+            c.execute("BEGIN EXCLUSIVE")
+            print("locked", flush=True)
+            time.sleep(60)
+            """, path], in: scratch.path)
+        defer { holder.signal(SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !holder.stdout.contains("locked"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        let run = try await runCommand("cull", ["run", scratch.path, "--db", path], in: scratch.path, timeout: .seconds(60))
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("locked"), "stderr: \(run.stderr)")
+    }
+}
