@@ -26,6 +26,9 @@ final class WorkerDaemon: Service, Sendable {
         var draining = false
         var exitStatus: WorkerExitStatus = .normal
         var versionMismatches = 0
+        /// Once one message in our version arrived, the coordinator is compatible for good.
+        var heardValidMessage = false
+        var everWelcomed = false
     }
 
     let configuration: WorkerConfiguration
@@ -87,7 +90,7 @@ final class WorkerDaemon: Service, Sendable {
             // is incompatible; stray frames after a WELCOME are just dropped.
             if case .versionMismatch = error {
                 let incompatible = state.withLock { state -> Bool in
-                    guard !state.welcomed else { return false }
+                    guard !state.heardValidMessage else { return false }
                     state.versionMismatches += 1
                     return state.versionMismatches >= 3
                 }
@@ -98,11 +101,12 @@ final class WorkerDaemon: Service, Sendable {
             }
             return
         }
-        state.withLock { $0.lastHeard = .now }
+        state.withLock { $0.lastHeard = .now; $0.heardValidMessage = true }
         switch command {
         case .welcome(let welcome):
             state.withLock { state in
                 state.welcomed = true
+                state.everWelcomed = true
                 state.helloBackoff = .milliseconds(250)
                 // The coordinator's settings win, so both sides agree on who is dead.
                 if welcome.heartbeatIntervalMs >= 10 { state.heartbeatInterval = .milliseconds(Int64(welcome.heartbeatIntervalMs)) }
@@ -142,7 +146,7 @@ final class WorkerDaemon: Service, Sendable {
                 // The coordinator restarted or forgot us: introduce ourselves again.
                 state.withLock { $0.welcomed = false; $0.helloSentAt = nil }
                 sendHello(socket)
-            case .versionMismatch where !state.withLock({ $0.welcomed }):
+            case .versionMismatch where !state.withLock({ $0.everWelcomed }):
                 logger.critical("the coordinator speaks another protocol version; upgrade cull on one side", metadata: ["coordinator": "\(error.message)"])
                 stop(socket, reason: nil, status: .incompatible)
             default:

@@ -17,7 +17,7 @@ struct ChaosTests {
             workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=40"],
             workerArguments: ["--fetch-threads", "4", "--capacity", "2"])
         let library = cluster.scratch.path + "/lib"
-        let entries = try SampleLibrary.write(to: library, scenes: 290, width: 128, height: 96)
+        let entries = try await writeLibrary(to: library, scenes: 290, width: 128, height: 96)
         #expect(entries.count >= 2_000)
 
         // The reference: an undisturbed run of the same library.

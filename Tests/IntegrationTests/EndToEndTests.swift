@@ -38,7 +38,7 @@ struct EndToEndTests {
     func cullRun() async throws {
         let scratch = try Scratch()
         let library = scratch.path + "/library"
-        let entries = try SampleLibrary.write(to: library, scenes: 5, width: 480, height: 360)
+        let entries = try await writeLibrary(to: library, scenes: 5, width: 480, height: 360)
         let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite", "--format", "csv", "--show-failures"],
                                        environment: ["CULL_POOL_WATCHDOG_MS": "250"], in: scratch.path)
         #expect(run.status == 0, "stderr: \(run.stderr)")
@@ -62,7 +62,7 @@ struct EndToEndTests {
     func daemons() async throws {
         let scratch = try Scratch()
         let library = scratch.path + "/library"
-        let entries = try SampleLibrary.write(to: library, scenes: 4, width: 480, height: 360)
+        let entries = try await writeLibrary(to: library, scenes: 4, width: 480, height: 360)
         let ports = try freePorts(2)
         let work = "tcp://127.0.0.1:\(ports[0])", control = "tcp://127.0.0.1:\(ports[1])"
         // A watchdog in each daemon reports any stall of the cooperative pool over 250 ms:

@@ -15,7 +15,7 @@ struct FaultToleranceTests {
         let scratch = try Scratch()
         let fifo = scratch.path + "/stuck.jpg"
         #expect(mkfifo(fifo, 0o644) == 0)
-        let entries = try SampleLibrary.write(to: scratch.path + "/lib", scenes: 1, width: 320, height: 240, edits: [.original], extras: false)
+        let entries = try await writeLibrary(to: scratch.path + "/lib", scenes: 1, width: 320, height: 240, edits: [.original], extras: false)
 
         // This test plays the coordinator: a ROUTER socket the real worker connects to.
         let context = try ZMQContext()
@@ -76,7 +76,7 @@ struct FaultToleranceTests {
     func poisonPhoto() async throws {
         let scratch = try Scratch()
         let library = scratch.path + "/lib"
-        let entries = try SampleLibrary.write(to: library, scenes: 3, width: 240, height: 180, extras: false)
+        let entries = try await writeLibrary(to: library, scenes: 3, width: 240, height: 180, extras: false)
         let poison = entries[4].path.replacingOccurrences(of: ".jpg", with: "-poison.jpg")
         try FileManager.default.moveItem(atPath: entries[4].path, toPath: poison)
         let run = try Child("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite", "--format", "csv",
@@ -94,7 +94,7 @@ struct FaultToleranceTests {
     func cancel() async throws {
         let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=100"])
         let library = cluster.scratch.path + "/lib"
-        let entries = try SampleLibrary.write(to: library, scenes: 8, width: 160, height: 120)
+        let entries = try await writeLibrary(to: library, scenes: 8, width: 160, height: 120)
         try cluster.startServe()
         try cluster.startWorker(0)
         try await cluster.waitForWorkers(1)
@@ -127,7 +127,7 @@ struct FaultToleranceTests {
     func supersede() async throws {
         let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=50"])
         let library = cluster.scratch.path + "/lib"
-        _ = try SampleLibrary.write(to: library, scenes: 6, width: 160, height: 120)
+        _ = try await writeLibrary(to: library, scenes: 6, width: 160, height: 120)
         try cluster.startServe()
         try cluster.startWorker(0)
         try cluster.startWorker(1)
@@ -158,7 +158,7 @@ struct FaultToleranceTests {
     func coordinatorCrash() async throws {
         let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=40"])
         let library = cluster.scratch.path + "/lib"
-        let entries = try SampleLibrary.write(to: library, scenes: 10, width: 160, height: 120)
+        let entries = try await writeLibrary(to: library, scenes: 10, width: 160, height: 120)
         try cluster.startServe()
         try cluster.startWorker(0)
         try cluster.startWorker(1)

@@ -31,7 +31,7 @@ struct HostilePeerTests {
     func lateResultIsFenced(ending: String) async throws {
         let cluster = try Cluster(serveArguments: ["--liveness", "100"])
         let library = cluster.scratch.path + "/lib"
-        _ = try SampleLibrary.write(to: library, scenes: 1, width: 64, height: 48, edits: [.original, .resized], extras: false)
+        _ = try await writeLibrary(to: library, scenes: 1, width: 64, height: 48, edits: [.original, .resized], extras: false)
         try cluster.startServe()
         try await cluster.waitForWorkers(0)
         let peer = try await fakeWorker(cluster, id: "late-worker")
@@ -67,7 +67,7 @@ struct HostilePeerTests {
     func fuzz() async throws {
         let cluster = try Cluster(serveArguments: ["--liveness", "5"])
         let library = cluster.scratch.path + "/lib"
-        let entries = try SampleLibrary.write(to: library, scenes: 2, width: 160, height: 120)
+        let entries = try await writeLibrary(to: library, scenes: 2, width: 160, height: 120)
         try cluster.startServe()
         try await cluster.waitForWorkers(0)
 

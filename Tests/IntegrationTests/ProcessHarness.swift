@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import Synchronization
 import Testing
@@ -28,7 +29,13 @@ final class Child: Sendable {
     let process: Process
     let stdoutPath: String
     let stderrPath: String
-    private let exited = Mutex<(status: Int32?, waiters: [CheckedContinuation<Int32, Never>])>((nil, []))
+    private struct ExitState {
+        var status: Int32?
+        var waiters: [UUID: CheckedContinuation<Int32?, Never>] = [:]
+        var cancelled: Set<UUID> = []
+    }
+
+    private let exited = Mutex(ExitState())
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: String) throws {
         let id = UUID().uuidString.prefix(8)
@@ -51,10 +58,10 @@ final class Child: Sendable {
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.terminationHandler = { [self] finished in
-            let waiters = self.exited.withLock { state -> [CheckedContinuation<Int32, Never>] in
+            let waiters = self.exited.withLock { state -> [CheckedContinuation<Int32?, Never>] in
                 state.status = finished.terminationStatus
-                defer { state.waiters = [] }
-                return state.waiters
+                defer { state.waiters = [:] }
+                return Array(state.waiters.values)
             }
             for waiter in waiters { waiter.resume(returning: finished.terminationStatus) }
         }
@@ -68,31 +75,38 @@ final class Child: Sendable {
     /// The exit status, or nil if the process is still running at the deadline.
     func wait(timeout: Duration) async -> Int32? {
         await withTaskGroup(of: Int32?.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let status = self.exited.withLock { state -> Int32? in
-                        if let status = state.status { return status }
-                        state.waiters.append(continuation)
-                        return nil
-                    }
-                    if let status { continuation.resume(returning: status) }
-                }
-            }
+            group.addTask { await self.waitForExit() }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return nil
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            if first == nil {
-                // Unblock the waiter child so the group can end.
-                let waiters = exited.withLock { state -> [CheckedContinuation<Int32, Never>] in
-                    defer { state.waiters = [] }
-                    return state.waiters
-                }
-                for waiter in waiters { waiter.resume(returning: -1) }
-            }
             return first
+        }
+    }
+
+    /// The exit status; nil if the waiting task is cancelled first. Every continuation is
+    /// resumed exactly once: by the exit, or by the cancellation, whichever is first.
+    private func waitForExit() async -> Int32? {
+        let id = UUID()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
+                let immediate = exited.withLock { state -> Int32?? in
+                    if let status = state.status { return .some(status) }
+                    if state.cancelled.remove(id) != nil { return .some(nil) }
+                    state.waiters[id] = continuation
+                    return .none
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            let waiter = exited.withLock { state -> CheckedContinuation<Int32?, Never>? in
+                if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
+                if state.status == nil { state.cancelled.insert(id) }
+                return nil
+            }
+            waiter?.resume(returning: nil)
         }
     }
 
@@ -174,5 +188,18 @@ struct GroupsCSV {
     /// Groups as sets of paths, for comparing two runs.
     var partition: Set<Set<String>> {
         Set(Dictionary(grouping: groupOf.keys, by: { groupOf[$0]! }).values.map(Set.init))
+    }
+}
+
+/// Writes a sample library on a thread of its own: generating and encoding images is CPU work
+/// that must not occupy the cooperative pool other tests (and their timeouts) run on.
+func writeLibrary(to root: String, scenes: Int, width: Int = 960, height: Int = 720,
+                  edits: [SampleLibrary.Edit] = SampleLibrary.Edit.allCases, extras: Bool = true) async throws -> [SampleLibrary.Entry] {
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result {
+                try SampleLibrary.write(to: root, scenes: scenes, width: width, height: height, edits: edits, extras: extras)
+            })
+        }
     }
 }

@@ -17,7 +17,9 @@ struct BlockingQueueTests {
                 return 1
             }
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
+        // The timeout fired while the work was still blocked (the gate is still closed); the
+        // bound is loose because other tests load this process's cooperative pool.
+        #expect(ContinuousClock.now - started < .seconds(30))
         #expect(queue.abandoned == 1)
         #expect(queue.abandonedTotal == 1)
         // The permit came back at the timeout: the queue still runs work.

@@ -25,7 +25,6 @@ public final class BlockingQueue: Sendable {
     public let label: String
     public let limiter: ConcurrencyLimiter
     private let threads: ThreadPool
-    private let timerQueue: DispatchQueue
     private let abandonedNow = Atomic<Int>(0)
     private let abandonedEver = Atomic<Int>(0)
 
@@ -33,7 +32,6 @@ public final class BlockingQueue: Sendable {
         self.label = label
         self.limiter = ConcurrencyLimiter(limit: limit)
         self.threads = ThreadPool(label: label, maxThreads: limit + maxStuckThreads)
-        self.timerQueue = DispatchQueue(label: label + ".timers")
     }
 
     /// Items that timed out and are still running (stuck) right now.
@@ -75,7 +73,7 @@ public final class BlockingQueue: Sendable {
                     item.releasePermit()
                 }
                 if let timeout {
-                    timerQueue.asyncAfter(deadline: .now() + timeout.dispatchInterval) {
+                    TimerThread.shared.schedule(after: timeout) {
                         guard item.giveUp(.timedOut) else { return }
                         self.abandonedNow.add(1, ordering: .relaxed)
                         self.abandonedEver.add(1, ordering: .relaxed)

@@ -21,7 +21,6 @@ public final class PoolWatchdog: Sendable {
     private let stallCount = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     private let interval: Duration
-    private let queue = DispatchQueue(label: "cull.pool-watchdog")
 
     public init(threshold: Duration, interval: Duration = .milliseconds(100), logger: Logger) {
         self.threshold = threshold
@@ -36,7 +35,9 @@ public final class PoolWatchdog: Sendable {
     public func stop() { stopped.store(true, ordering: .relaxed) }
 
     private func schedule() {
-        queue.asyncAfter(deadline: .now() + interval.dispatchInterval) { [weak self] in
+        // The timer thread, not a dispatch queue: on Linux those share threads with the very
+        // pool being watched, and would stall with it.
+        TimerThread.shared.schedule(after: interval) { [weak self] in
             guard let self, !self.stopped.load(ordering: .relaxed) else { return }
             self.tick()
             self.schedule()
