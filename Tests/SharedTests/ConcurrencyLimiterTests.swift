@@ -75,4 +75,29 @@ struct ConcurrencyLimiterTests {
         limiter.release()
         #expect(limiter.inUse == 0)
     }
+
+    @Test("a permit returned while a waiter is queueing is not lost")
+    func noLostWakeUp() async throws {
+        // Two tasks ping-pong one permit many times. A permit released in the instant between
+        // a waiter's first look and its queueing used to be kept as "available" while the
+        // waiter slept: both tasks then waited forever.
+        let limiter = ConcurrencyLimiter(limit: 1)
+        let finished = try await withThrowingTaskGroup(of: Bool.self, returning: Bool.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    for _ in 0..<20_000 {
+                        try await limiter.acquire()
+                        limiter.release()
+                    }
+                    return true
+                }
+            }
+            group.addTask { try await Task.sleep(for: .seconds(60)); return false }
+            for _ in 0..<3 { guard try await group.next() == true else { return false } }
+            group.cancelAll()
+            return true
+        }
+        #expect(finished, "every task got through")
+        #expect(limiter.inUse == 0 && limiter.waiting == 0)
+    }
 }

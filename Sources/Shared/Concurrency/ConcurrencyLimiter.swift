@@ -54,13 +54,24 @@ public final class ConcurrencyLimiter: Sendable {
 
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let cancelledAlready = state.withLock { state -> Bool in
+                enum Admission { case cancelled, admitted, queued }
+                let admission = state.withLock { state -> Admission in
                     state.notYetQueued.remove(id)
-                    if state.cancelledBeforeQueued.remove(id) != nil { return true }
+                    if state.cancelledBeforeQueued.remove(id) != nil { return .cancelled }
+                    // A permit may have come back between the first look and now (its release
+                    // found no waiter to hand it to): take it, or this waiter could wait forever.
+                    if state.available > 0, state.waiters.isEmpty {
+                        state.available -= 1
+                        return .admitted
+                    }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
-                    return false
+                    return .queued
                 }
-                if cancelledAlready { continuation.resume(throwing: CancellationError()) }
+                switch admission {
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .admitted: continuation.resume()
+                case .queued: break
+                }
             }
         } onCancel: {
             let removed = state.withLock { state -> Waiter? in

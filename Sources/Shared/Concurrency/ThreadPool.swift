@@ -27,7 +27,9 @@ final class ThreadPool: Sendable {
     func submit(_ item: @escaping @Sendable () -> Void) {
         let startThread = state.withLock { state -> Bool in
             state.items.append(item)
-            if state.idle == 0 && state.threads < maxThreads {
+            // Idle threads that were signalled may not have taken their item yet: start a
+            // thread whenever items outnumber them, or an item could wait behind a stuck one.
+            if state.items.count > state.idle && state.threads < maxThreads {
                 state.threads += 1
                 return true
             }

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Accuracy on the development corpus, cull beside the imagehash peer, measured in one run.
+# Usage: bench/accuracy.sh [CORPUS_DIR]   (default /tmp/dev-corpus; built if missing)
+# Needs ../shared/corpus (build-corpus.py, score.py, peer_imagehash.py) and network access to
+# Debian's and PyPI's registries the first time (the corpus script fetches its photos).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shared=${SHARED:-../shared/corpus}
+corpus=${1:-/tmp/dev-corpus}
+[ -f "$corpus/truth.csv" ] || python3 "$shared/build-corpus.py" --out "$corpus"
+python3 -c 'import imagehash' 2>/dev/null || python3 -m pip install -q imagehash
+swift build -c release >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The JPEG part of the corpus, as a corpus of its own (copies, so every tool walks it alike).
+python3 - "$corpus" "$work/jpeg" <<'PY'
+import csv, os, shutil, sys
+src, dst = sys.argv[1], sys.argv[2]
+rows = [r for r in csv.DictReader(open(os.path.join(src, "truth.csv"))) if r["path"].endswith(".jpg")]
+for r in rows:
+    os.makedirs(os.path.dirname(os.path.join(dst, r["path"])), exist_ok=True)
+    shutil.copy2(os.path.join(src, r["path"]), os.path.join(dst, r["path"]))
+with open(os.path.join(dst, "truth.csv"), "w", newline="") as fh:
+    w = csv.writer(fh); w.writerow(["path", "group", "transform"])
+    w.writerows([r["path"], r["group"], r["transform"]] for r in rows)
+PY
+
+cull_groups() {  # root -> path,group CSV relative to root
+  .build/release/cull run "$1/photos" --db "$work/$2.sqlite" --format csv 2>"$work/$2.err" \
+    | python3 -c 'import csv,os,sys
+root=sys.argv[1]; w=csv.writer(sys.stdout); w.writerow(["path","group"])
+for r in csv.DictReader(sys.stdin): w.writerow([os.path.relpath(r["path"], root), r["group"]])' "$1" > "$work/$2.csv"
+  tail -1 "$work/$2.err" >&2 || true
+}
+
+for part in jpeg all; do
+  root=$([ $part = jpeg ] && echo "$work/jpeg" || echo "$corpus")
+  echo "== $part formats: $root"
+  cull_groups "$root" "cull-$part"
+  echo "-- cull"; python3 "$shared/score.py" "$root" "$work/cull-$part.csv"
+  python3 "$shared/peer_imagehash.py" "$root" "$work/peer-$part.csv" 2>&1 | tail -1
+  echo "-- imagehash phash (peer, default)"; python3 "$shared/score.py" "$root" "$work/peer-$part.csv"
+  python3 "$shared/peer_imagehash.py" "$root" "$work/peer-exif-$part.csv" --exif 2>&1 | tail -1
+  echo "-- imagehash phash --exif (peer, EXIF-aware)"; python3 "$shared/score.py" "$root" "$work/peer-exif-$part.csv"
+done
