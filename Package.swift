@@ -36,6 +36,21 @@ let package = Package(
             pkgConfig: "libturbojpeg",
             providers: [.apt(["libturbojpeg0-dev"])]
         ),
+        .systemLibrary(
+            name: "CPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebp",
+            providers: [.apt(["libwebp-dev"])]
+        ),
+        .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
         .target(
             name: "Shared",
             dependencies: [
@@ -50,6 +65,9 @@ let package = Package(
             name: "Analysis",
             dependencies: [
                 "CTurboJPEG",
+                "CPNG",
+                "CWebP",
+                "CHeif",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift6
@@ -86,7 +104,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AnalysisTests",
-            dependencies: ["Analysis"],
+            dependencies: ["Analysis", "CHeif"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

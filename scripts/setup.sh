@@ -7,6 +7,9 @@ packages=(
   pkg-config
   libzmq3-dev           # ZeroMQ: coordinator <-> worker transport (CZeroMQ)
   libturbojpeg0-dev     # libjpeg-turbo's TurboJPEG API: DCT-scaled JPEG decode (CTurboJPEG)
+  libpng-dev            # PNG decode (CPNG)
+  libwebp-dev           # WebP decode with scaling (CWebP)
+  libheif-dev           # HEIC/HEIF decode (CHeif; HEVC through libde265)
   libsqlite3-dev        # SQLite for GRDB
   python3               # sample-library scripts and corpus scoring
 )

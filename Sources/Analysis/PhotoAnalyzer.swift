@@ -27,9 +27,10 @@ public struct AnalysisOptions: Sendable, Equatable {
 public enum PhotoAnalyzer {
     /// The analysis pipeline's version. Stored with every result; bump it whenever a decoder
     /// or feature changes what it computes, so rescans recompute exactly those rows.
-    public static let pipelineVersion: UInt32 = 1
+    /// 1: JPEG only. 2: PNG, WebP and HEIF too (their v1 "unsupported" rows must be redone).
+    public static let pipelineVersion: UInt32 = 2
 
-    public static let supportedFormats: [PhotoFormat] = [.jpeg]
+    public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif]
 
     public static func analyze(_ bytes: [UInt8], path: String, options: AnalysisOptions) throws(AnalysisFailure) -> PhotoFeatures {
         guard let format = PhotoFormat.detect(bytes) else {
@@ -38,6 +39,16 @@ public enum PhotoAnalyzer {
         switch format {
         case .jpeg:
             return try analyzeJPEG(bytes, path: path, options: options)
+        case .png:
+            let image = try PNGDecoder.decodeGray(bytes, path: path, maxPixels: options.maxPixels)
+            return features(.png, image.reduced(minShortSide: options.minShortSide), width: image.width, height: image.height, metadata: PhotoMetadata())
+        case .webp:
+            let (image, width, height) = try WebPDecoder.decodeGray(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels)
+            return features(.webp, image, width: width, height: height, metadata: PhotoMetadata())
+        case .heif:
+            let decoded = try HEIFDecoder.decodeGray(bytes, path: path, maxPixels: options.maxPixels)
+            return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), width: decoded.image.width,
+                            height: decoded.image.height, metadata: decoded.metadata)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images are not supported by this worker (pipeline \(pipelineVersion))")
         }
@@ -53,12 +64,19 @@ public enum PhotoAnalyzer {
         let metadata = JPEGMetadataReader.read(bytes)
         let decoded: GrayImage
         do { decoded = try JPEGDecoder.decodeGray(bytes, minShortSide: options.minShortSide) } catch { throw error.naming(path) }
-        let image = decoded.oriented(metadata.orientation)
         let swaps = metadata.orientation >= 5
-        return PhotoFeatures(
-            format: .jpeg,
-            width: swaps ? header.height : header.width,
-            height: swaps ? header.width : header.height,
+        return features(.jpeg, decoded.oriented(metadata.orientation),
+                        width: swaps ? header.height : header.width, height: swaps ? header.width : header.height,
+                        metadata: metadata)
+    }
+
+    /// The features of a decoded, oriented, reduced image; `width` and `height` are the full
+    /// image's, after orientation.
+    static func features(_ format: PhotoFormat, _ image: GrayImage, width: Int, height: Int, metadata: PhotoMetadata) -> PhotoFeatures {
+        PhotoFeatures(
+            format: format,
+            width: width,
+            height: height,
             decodedWidth: image.width,
             decodedHeight: image.height,
             pHash: PerceptualHash.pHash(image),

@@ -1,4 +1,5 @@
 @testable import Coordinator
+import Analysis
 import Foundation
 import GRDB
 import Shared
@@ -49,19 +50,19 @@ struct StoreFenceTests {
         let attempt2 = try #require(second[job.jobID])
         #expect(attempt2 > attempt1, "attempt tokens only grow")
 
-        var tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt1), workerID: "w1", pipelineVersion: 1)])
+        var tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt1), workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         #expect(tally.duplicate == 1 && tally.applied == 0, "the requeued attempt is no longer in flight")
         #expect(try await analysedCount(store) == 0)
 
-        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w1", pipelineVersion: 1)])
+        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         #expect(tally.duplicate == 1, "right attempt, wrong worker")
         #expect(try await analysedCount(store) == 0)
 
-        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w2", pipelineVersion: 1)])
+        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w2", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         #expect(tally.applied == 1)
         #expect(try await analysedCount(store) == 4)
 
-        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w2", pipelineVersion: 1)])
+        tally = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt2), workerID: "w2", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         #expect(tally.duplicate == 1 && tally.applied == 0, "a duplicate delivery is dropped")
         let done = try await store.scan(id: scan.id)?.done
         #expect(done == 4, "counted once")
@@ -80,7 +81,7 @@ struct StoreFenceTests {
         #expect(new.generation == old.generation + 1)
         #expect(try await store.scan(id: old.id)?.state == .superseded)
 
-        let tally = try await store.applyResults([ReceivedResult(result: result(oldJob, attempt: oldAttempt), workerID: "w1", pipelineVersion: 1)])
+        let tally = try await store.applyResults([ReceivedResult(result: result(oldJob, attempt: oldAttempt), workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         #expect(tally.stale == 1 && tally.applied == 0)
         #expect(try await analysedCount(store) == 0)
 
@@ -94,7 +95,7 @@ struct StoreFenceTests {
         let newAttempt = try #require(try await store.recordDispatches([(newJob.jobID, "w1")])[newJob.jobID])
         #expect(try await store.cancelScan(id: new.id)?.cancelledNow == true)
         #expect(try await store.cancelScan(id: new.id)?.cancelledNow == false, "only the first cancel cancels")
-        let late = try await store.applyResults([ReceivedResult(result: result(newJob, attempt: newAttempt), workerID: "w1", pipelineVersion: 1)])
+        let late = try await store.applyResults([ReceivedResult(result: result(newJob, attempt: newAttempt), workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         #expect(late.stale == 1)
         #expect(try await store.recordDispatches([(newJob.jobID, "w1")]).isEmpty, "a cancelled scan's jobs are not dispatched")
         #expect(try await store.finalize(scan: new, groups: []) == false)
@@ -107,7 +108,7 @@ struct StoreFenceTests {
         let (first, _) = try await store.startScan(root: "/lib")
         let job = try #require(try await store.recordWalkBatch(scan: first, files: walked(3), jobSize: 3).first)
         let attempt = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
-        _ = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt), workerID: "w", pipelineVersion: 1)])
+        _ = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt), workerID: "w", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
 
         let (second, _) = try await store.startScan(root: "/lib")
         var files = walked(3)
@@ -130,7 +131,7 @@ struct StoreFenceTests {
         #expect(recovered.map(\.jobID) == [job.jobID])
         let after = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
         #expect(after > before)
-        let stale = try await store.applyResults([ReceivedResult(result: result(job, attempt: before), workerID: "w", pipelineVersion: 1)])
+        let stale = try await store.applyResults([ReceivedResult(result: result(job, attempt: before), workerID: "w", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         #expect(stale.duplicate == 1, "the pre-restart attempt no longer matches")
     }
 

@@ -10,7 +10,7 @@ import Testing
 @Suite("End to end", .serialized)
 struct EndToEndTests {
     /// The edits grouping must always catch on the synthetic scenes.
-    static let mustGroup: [SampleLibrary.Edit] = [.original, .exactCopy, .resized, .recompressed, .brightened, .exifRotated]
+    static let mustGroup: [SampleLibrary.Edit] = [.original, .exactCopy, .resized, .recompressed, .brightened, .exifRotated, .png, .webp]
 
     func checkGroups(_ groups: GroupsCSV, entries: [SampleLibrary.Entry]) {
         let scenes = Dictionary(grouping: entries.filter { $0.edit != nil }, by: \.scene)
@@ -26,9 +26,11 @@ struct EndToEndTests {
             // No member of another scene in this group (precision).
             let members = groups.groupOf.filter { $0.value == group }.map(\.key)
             #expect(members.allSatisfy { path in files.contains { $0.path == path } }, "scene \(scene)'s group holds only its own files")
-            // The keeper is a full-size file of the scene.
+            // The keeper is a full-size file of the scene, the largest of those (the PNG, when
+            // the scene has one: most pixels, then the largest file).
             let keeper = groups.keepers.first { path in members.contains(path) }
-            #expect(keeper.map { $0.hasSuffix("original.jpg") || $0.hasSuffix("copy.jpg") || $0.hasSuffix("exif_rot90.jpg") } == true)
+            let expectedKeeper = files.contains { $0.edit == .png } ? ["png.png"] : ["original.jpg", "copy.jpg", "exif_rot90.jpg"]
+            #expect(keeper.map { path in expectedKeeper.contains { path.hasSuffix($0) } } == true, "keeper \(keeper ?? "none")")
         }
         #expect(groupIDs.count == scenes.count, "one group per scene")
         #expect(!groups.groupOf.keys.contains { $0.hasSuffix("notes.txt") })

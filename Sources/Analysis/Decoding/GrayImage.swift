@@ -85,3 +85,18 @@ public struct GrayImage: Sendable, Equatable {
         return result
     }
 }
+
+extension GrayImage {
+    /// An area-averaged reduction whose short side is `minShortSide` (unchanged if already
+    /// that small): for formats that cannot decode at reduced size, so every format feeds the
+    /// features images of the same scale.
+    public func reduced(minShortSide: Int) -> GrayImage {
+        let short = min(width, height)
+        guard short > minShortSide else { return self }
+        let scale = Double(minShortSide) / Double(short)
+        let newWidth = max(1, Int((Double(width) * scale).rounded()))
+        let newHeight = max(1, Int((Double(height) * scale).rounded()))
+        let values = resized(width: newWidth, height: newHeight)
+        return GrayImage(width: newWidth, height: newHeight, pixels: values.map { UInt8(max(0, min(255, $0.rounded()))) })
+    }
+}

@@ -6,6 +6,15 @@ public enum SampleLibrary {
     public enum Edit: String, CaseIterable, Sendable {
         case original, exactCopy = "copy", resized = "resize50", recompressed = "jpeg_q40"
         case cropped = "crop5", brightened = "bright15", exifRotated = "exif_rot90"
+        case png, webp
+
+        var fileExtension: String {
+            switch self {
+            case .png: "png"
+            case .webp: "webp"
+            default: "jpg"
+            }
+        }
     }
 
     public struct Entry: Sendable {
@@ -30,7 +39,7 @@ public enum SampleLibrary {
             let image = SyntheticPhoto.make(seed: seed &* 1000 &+ UInt64(scene), width: width, height: height)
             let original = try JPEGEncoder.encode(rgb: image.pixels, width: width, height: height, quality: 92)
             for edit in edits {
-                let path = "\(dir)/\(edit.rawValue).jpg"
+                let path = "\(dir)/\(edit.rawValue).\(edit.fileExtension)"
                 let bytes: [UInt8]
                 switch edit {
                 case .original, .exactCopy:
@@ -51,6 +60,16 @@ public enum SampleLibrary {
                     let rotated = image.rotatedCounterClockwise()
                     bytes = try JPEGEncoder.encode(rgb: rotated.pixels, width: rotated.width, height: rotated.height,
                                                    quality: 90, exif: EXIFBuilder.orientationBlock(6))
+                case .png:
+                    guard let png = PNGDecoder.encode(rgb: image.pixels, width: width, height: height) else {
+                        throw JPEGEncoder.EncodeError(description: "PNG encoding failed")
+                    }
+                    bytes = png
+                case .webp:
+                    guard let webp = WebPDecoder.encode(rgb: image.pixels, width: width, height: height, quality: 80) else {
+                        throw JPEGEncoder.EncodeError(description: "WebP encoding failed")
+                    }
+                    bytes = webp
                 }
                 try Data(bytes).write(to: URL(fileURLWithPath: path))
                 entries.append(Entry(path: path, scene: scene, edit: edit))

@@ -5,7 +5,7 @@ struct SampleLibraryCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sample-library",
         abstract: "Writes a small photo library with known duplicates, to try cull on.",
-        discussion: "Each scene is an original JPEG plus an exact copy, a half-size copy, a recompressed copy, a 5% crop, a brightened copy and a copy rotated through EXIF; plus one text file."
+        discussion: "Each scene is an original JPEG plus an exact copy, a half-size copy, a recompressed copy, a 5% crop, a brightened copy, a copy rotated through EXIF, a PNG and a WebP; plus one text file."
     )
 
     @Argument(help: "Folder to write into (created if missing).")

@@ -1,0 +1,110 @@
+import CHeif
+
+/// Decodes HEIC/HEIF (every iPhone photo since 2017) with libheif, to grayscale. libheif
+/// applies the file's rotation and mirroring (irot/imir) itself, so the result is already
+/// oriented as a viewer shows it. HEVC has no reduced-size decode; the pixel limit is checked
+/// from the container first.
+public enum HEIFDecoder {
+    public struct Decoded {
+        public var image: GrayImage
+        public var width: Int
+        public var height: Int
+        public var metadata: PhotoMetadata
+    }
+
+    public static func decodeGray(_ bytes: [UInt8], path: String, maxPixels: Int) throws(AnalysisFailure) -> Decoded {
+        guard let context = heif_context_alloc() else { throw AnalysisFailure(.internal, "libheif could not allocate a context") }
+        defer { heif_context_free(context) }
+        var error = bytes.withUnsafeBytes { heif_context_read_from_memory_without_copy(context, $0.baseAddress, $0.count, nil) }
+        guard error.code == heif_error_Ok else { throw AnalysisFailure(.corrupt, "\(path): HEIF container is unreadable: \(describe(error))") }
+        var handle: OpaquePointer?
+        error = heif_context_get_primary_image_handle(context, &handle)
+        guard error.code == heif_error_Ok, let handle else { throw AnalysisFailure(.corrupt, "\(path): HEIF has no primary image: \(describe(error))") }
+        defer { heif_image_handle_release(handle) }
+        let width = Int(heif_image_handle_get_width(handle)), height = Int(heif_image_handle_get_height(handle))
+        guard width > 0, height > 0 else { throw AnalysisFailure(.corrupt, "\(path): HEIF image has no size") }
+        guard width * height <= maxPixels else {
+            throw AnalysisFailure(.tooLarge, "\(path): \(width)x\(height) is \(width * height / 1_000_000) MP, over the \(maxPixels / 1_000_000) MP limit (raise --max-megapixels to analyse it)")
+        }
+        var metadata = exifMetadata(handle)
+        metadata.orientation = 1  // libheif has applied the transformations
+
+        // The native layout (YCbCr for HEVC, or monochrome): its Y plane is the luma, and no
+        // colour conversion is spent on it.
+        var image: OpaquePointer?
+        error = heif_decode_image(handle, &image, heif_colorspace_undefined, heif_chroma_undefined, nil)
+        if error.code == heif_error_Ok, let decoded = image, heif_image_get_colorspace(decoded) == heif_colorspace_RGB {
+            heif_image_release(decoded)
+            image = nil
+            return try decodeRGB(handle, path: path, width: width, height: height, metadata: metadata)
+        }
+        guard error.code == heif_error_Ok, let image else {
+            let kind: AnalysisFailure.Kind = error.code == heif_error_Unsupported_feature || error.code == heif_error_Unsupported_filetype ? .unsupported : .corrupt
+            throw AnalysisFailure(kind, "\(path): HEIF image could not be decoded: \(describe(error))")
+        }
+        defer { heif_image_release(image) }
+        var stride: Int32 = 0
+        guard let plane = heif_image_get_plane_readonly(image, heif_channel_Y, &stride) else {
+            throw AnalysisFailure(.corrupt, "\(path): HEIF image has no luma plane")
+        }
+        let planeWidth = Int(heif_image_get_width(image, heif_channel_Y)), planeHeight = Int(heif_image_get_height(image, heif_channel_Y))
+        let bits = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_Y))
+        var pixels = [UInt8](repeating: 0, count: planeWidth * planeHeight)
+        for row in 0..<planeHeight {
+            let source = plane + row * Int(stride)
+            if bits <= 8 {
+                for column in 0..<planeWidth { pixels[row * planeWidth + column] = source[column] }
+            } else {
+                // 10/12-bit HDR: little-endian 16-bit samples, scaled down to 8 bits.
+                let shift = bits - 8
+                for column in 0..<planeWidth {
+                    let value = Int(source[2 * column]) | Int(source[2 * column + 1]) << 8
+                    pixels[row * planeWidth + column] = UInt8(min(255, value >> shift))
+                }
+            }
+        }
+        return Decoded(image: GrayImage(width: planeWidth, height: planeHeight, pixels: pixels), width: width, height: height, metadata: metadata)
+    }
+
+    /// An image stored as RGB: decoded interleaved, then reduced to luma.
+    private static func decodeRGB(_ handle: OpaquePointer, path: String, width: Int, height: Int, metadata: PhotoMetadata) throws(AnalysisFailure) -> Decoded {
+        var image: OpaquePointer?
+        let error = heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, nil)
+        guard error.code == heif_error_Ok, let image else { throw AnalysisFailure(.corrupt, "\(path): HEIF image could not be decoded: \(describe(error))") }
+        defer { heif_image_release(image) }
+        var stride: Int32 = 0
+        guard let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride) else {
+            throw AnalysisFailure(.corrupt, "\(path): HEIF image has no pixels")
+        }
+        let w = Int(heif_image_get_width(image, heif_channel_interleaved)), h = Int(heif_image_get_height(image, heif_channel_interleaved))
+        var pixels = [UInt8](repeating: 0, count: w * h)
+        for row in 0..<h {
+            let source = plane + row * Int(stride)
+            for column in 0..<w {
+                let r = Double(source[3 * column]), g = Double(source[3 * column + 1]), b = Double(source[3 * column + 2])
+                pixels[row * w + column] = UInt8(min(255, (0.299 * r + 0.587 * g + 0.114 * b).rounded()))
+            }
+        }
+        return Decoded(image: GrayImage(width: w, height: h, pixels: pixels), width: width, height: height, metadata: metadata)
+    }
+
+    /// Capture time and camera from the Exif block (its first 4 bytes are the offset of the
+    /// TIFF header).
+    private static func exifMetadata(_ handle: OpaquePointer) -> PhotoMetadata {
+        var id: heif_item_id = 0
+        guard heif_image_handle_get_list_of_metadata_block_IDs(handle, "Exif", &id, 1) == 1 else { return PhotoMetadata() }
+        let size = heif_image_handle_get_metadata_size(handle, id)
+        guard size > 8, size < 1 << 20 else { return PhotoMetadata() }
+        var block = [UInt8](repeating: 0, count: size)
+        guard block.withUnsafeMutableBytes({ heif_image_handle_get_metadata(handle, id, $0.baseAddress) }).code == heif_error_Ok else {
+            return PhotoMetadata()
+        }
+        let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
+        guard 4 + offset < block.count else { return PhotoMetadata() }
+        return TIFFMetadataReader.read(block[(4 + offset)...])
+    }
+
+    private static func describe(_ error: heif_error) -> String {
+        error.message.map { String(cString: $0) } ?? "libheif error \(error.code.rawValue)"
+    }
+}

@@ -1,0 +1,47 @@
+import CWebP
+
+/// Decodes WebP with libwebp, scaled inside the decoder to the smallest size whose short side
+/// reaches the target, keeping only the luma (Y) plane.
+public enum WebPDecoder {
+    public static func decodeGray(_ bytes: [UInt8], path: String, minShortSide: Int, maxPixels: Int) throws(AnalysisFailure) -> (GrayImage, width: Int, height: Int) {
+        var width: Int32 = 0, height: Int32 = 0
+        let known = bytes.withUnsafeBufferPointer { WebPGetInfo($0.baseAddress, $0.count, &width, &height) }
+        guard known != 0, width > 0, height > 0 else { throw AnalysisFailure(.corrupt, "\(path): WebP header is unreadable") }
+        guard Int(width) * Int(height) <= maxPixels else {
+            throw AnalysisFailure(.tooLarge, "\(path): \(width)x\(height) is \(Int(width) * Int(height) / 1_000_000) MP, over the \(maxPixels / 1_000_000) MP limit (raise --max-megapixels to analyse it)")
+        }
+        var config = WebPDecoderConfig()
+        guard WebPInitDecoderConfig(&config) != 0 else { throw AnalysisFailure(.internal, "libwebp version mismatch") }
+        let short = min(Int(width), Int(height))
+        if short > minShortSide {
+            let scale = Double(minShortSide) / Double(short)
+            config.options.use_scaling = 1
+            config.options.scaled_width = Int32(max(1, (Double(width) * scale).rounded()))
+            config.options.scaled_height = Int32(max(1, (Double(height) * scale).rounded()))
+        }
+        config.output.colorspace = MODE_YUV
+        let status = bytes.withUnsafeBufferPointer { WebPDecode($0.baseAddress, $0.count, &config) }
+        defer { WebPFreeDecBuffer(&config.output) }
+        guard status == VP8_STATUS_OK else {
+            throw AnalysisFailure(.corrupt, "\(path): WebP data is damaged (libwebp status \(status.rawValue))")
+        }
+        let outWidth = Int(config.output.width), outHeight = Int(config.output.height)
+        let yuv = config.output.u.YUVA
+        guard let luma = yuv.y else { throw AnalysisFailure(.corrupt, "\(path): WebP decoded to nothing") }
+        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight)
+        for row in 0..<outHeight {
+            let source = luma + row * Int(yuv.y_stride)
+            for column in 0..<outWidth { pixels[row * outWidth + column] = source[column] }
+        }
+        return (GrayImage(width: outWidth, height: outHeight, pixels: pixels), Int(width), Int(height))
+    }
+
+    /// Encodes 8-bit RGB as lossy WebP (sample libraries and tests).
+    public static func encode(rgb: [UInt8], width: Int, height: Int, quality: Float) -> [UInt8]? {
+        var output: UnsafeMutablePointer<UInt8>?
+        let size = rgb.withUnsafeBufferPointer { WebPEncodeRGB($0.baseAddress, Int32(width), Int32(height), Int32(width * 3), quality, &output) }
+        guard size > 0, let output else { return nil }
+        defer { WebPFree(output) }
+        return Array(UnsafeBufferPointer(start: output, count: size))
+    }
+}

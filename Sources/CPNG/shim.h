@@ -1,0 +1,4 @@
+#ifndef CULL_CPNG_SHIM_H
+#define CULL_CPNG_SHIM_H
+#include <png.h>
+#endif

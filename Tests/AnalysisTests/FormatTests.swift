@@ -1,0 +1,84 @@
+@testable import Analysis
+import CHeif
+import Testing
+
+@Suite("PNG, WebP and HEIF")
+struct FormatTests {
+    let scene = SyntheticPhoto.make(seed: 31, width: 640, height: 480)
+
+    func jpegFeatures() throws -> PhotoFeatures {
+        let jpeg = try JPEGEncoder.encode(rgb: scene.pixels, width: 640, height: 480, quality: 92)
+        return try PhotoAnalyzer.analyze(jpeg, path: "a.jpg", options: AnalysisOptions())
+    }
+
+    @Test("a PNG of a photo hashes like its JPEG")
+    func png() throws {
+        let png = try #require(PNGDecoder.encode(rgb: scene.pixels, width: 640, height: 480))
+        let features = try PhotoAnalyzer.analyze(png, path: "a.png", options: AnalysisOptions())
+        #expect(features.format == .png)
+        #expect(features.width == 640 && features.height == 480)
+        #expect(min(features.decodedWidth, features.decodedHeight) == 256, "reduced like a DCT-scaled JPEG")
+        let distance = PerceptualHash.distance(features.pHash, try jpegFeatures().pHash)
+        #expect(distance <= 6, "distance \(distance)")
+    }
+
+    @Test("a PNG with a damaged chunk is corrupt, a truncated one too")
+    func damagedPNG() throws {
+        var png = try #require(PNGDecoder.encode(rgb: scene.pixels, width: 640, height: 480))
+        let idat = try #require((0..<(png.count - 4)).first { png[$0..<($0 + 4)].elementsEqual(Array("IDAT".utf8)) })
+        png[idat + 10] ^= 0xFF  // inside the compressed data: the CRC no longer matches
+        for broken in [png, Array(png.prefix(png.count / 2)), Array(png.prefix(40))] {
+            do {
+                _ = try PhotoAnalyzer.analyze(broken, path: "/x/bad.png", options: AnalysisOptions())
+                Issue.record("a damaged PNG decoded")
+            } catch {
+                #expect(error.kind == .corrupt)
+                #expect(error.message.contains("/x/bad.png"))
+            }
+        }
+    }
+
+    @Test("a WebP is decoded scaled, and hashes like its JPEG")
+    func webp() throws {
+        let webp = try #require(WebPDecoder.encode(rgb: scene.pixels, width: 640, height: 480, quality: 80))
+        let features = try PhotoAnalyzer.analyze(webp, path: "a.webp", options: AnalysisOptions())
+        #expect(features.format == .webp)
+        #expect(features.width == 640 && features.height == 480)
+        #expect(features.decodedHeight == 256, "libwebp scaled while decoding")
+        #expect(PerceptualHash.distance(features.pHash, try jpegFeatures().pHash) <= 4)
+        do {
+            _ = try PhotoAnalyzer.analyze(Array(webp.prefix(webp.count / 3)), path: "/x/cut.webp", options: AnalysisOptions())
+            Issue.record("a truncated WebP decoded")
+        } catch {
+            #expect(error.kind == .corrupt)
+        }
+    }
+
+    @Test("pixel limits are checked from the header for every format")
+    func limits() throws {
+        var options = AnalysisOptions()
+        options.maxPixels = 100_000
+        let png = try #require(PNGDecoder.encode(rgb: scene.pixels, width: 640, height: 480))
+        let webp = try #require(WebPDecoder.encode(rgb: scene.pixels, width: 640, height: 480, quality: 80))
+        for (bytes, name) in [(png, "a.png"), (webp, "a.webp")] {
+            do {
+                _ = try PhotoAnalyzer.analyze(bytes, path: name, options: options)
+                Issue.record("\(name) over the limit decoded")
+            } catch {
+                #expect(error.kind == .tooLarge)
+            }
+        }
+    }
+
+    @Test("a HEIF that is not one is corrupt, not a crash")
+    func brokenHEIF() {
+        let fake: [UInt8] = [0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8) + [0, 0, 0, 8, 0x6D, 0x65, 0x74, 0x61]
+        do {
+            _ = try PhotoAnalyzer.analyze(fake, path: "/x/fake.heic", options: AnalysisOptions())
+            Issue.record("garbage HEIF decoded")
+        } catch {
+            #expect(error.kind == .corrupt || error.kind == .unsupported)
+            #expect(error.message.contains("/x/fake.heic"))
+        }
+    }
+}
