@@ -22,17 +22,11 @@ final class FakePeer: Sendable {
 
     /// The next command matching `accept`, within `timeout`.
     func next(timeout: Duration, _ accept: @escaping @Sendable (Cull_V1_Envelope.OneOf_Command) -> Bool = { _ in true }) async -> Cull_V1_Envelope.OneOf_Command? {
-        await withTaskGroup(of: Cull_V1_Envelope.OneOf_Command?.self) { group in
-            group.addTask {
-                while let message = await self.socket.inbox.next() {
-                    if let command = try? WireCodec.decode(message), accept(command) { return command }
-                }
-                return nil
+        await withTimeout(timeout) {
+            while let message = await self.socket.inbox.next() {
+                if let command = try? WireCodec.decode(message), accept(command) { return command }
             }
-            group.addTask { try? await Task.sleep(for: timeout); return nil }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+            return nil
         }
     }
 

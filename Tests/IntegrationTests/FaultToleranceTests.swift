@@ -72,6 +72,28 @@ struct FaultToleranceTests {
         }
     }
 
+    @Test("with 5% of reads hanging forever, a scan still completes and names the files")
+    func hangingReads() async throws {
+        let scratch = try Scratch()
+        let library = scratch.path + "/lib"
+        let entries = try await writeLibrary(to: library, scenes: 5, width: 160, height: 120, extras: false)
+        // Two of the 45 files (about 5%) sit on "a hung mount": reading them never returns.
+        var hungPaths: [String] = []
+        for entry in [entries[3], entries[20]] {
+            let hung = entry.path.replacingOccurrences(of: ".", with: "-hung.")
+            try FileManager.default.moveItem(atPath: entry.path, toPath: hung)
+            hungPaths.append(hung)
+        }
+        let run = try Child("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite", "--format", "csv",
+                                     "--fetch-timeout", "1", "--show-failures"],
+                            environment: ["CULL_WORKER_FAULTS": "hang-read=-hung.", "CULL_POOL_WATCHDOG_MS": "1000"], in: scratch.path)
+        let status = await run.wait(timeout: .seconds(120))
+        #expect(status == 0, "stderr: \(run.stderr)")
+        for path in hungPaths { #expect(run.stderr.contains("timeout: \(path)"), "\(path) reported as timed out: \(run.stderr)") }
+        #expect(run.stderr.contains("2 could not be analysed"))
+        #expect(!run.stderr.contains("cooperative pool stalled"))
+    }
+
     @Test("a photo that kills every worker that touches it is isolated and recorded; the scan completes")
     func poisonPhoto() async throws {
         let scratch = try Scratch()

@@ -1,5 +1,6 @@
 import Analysis
 import Foundation
+import Shared
 import Synchronization
 import Testing
 
@@ -74,16 +75,7 @@ final class Child: Sendable {
 
     /// The exit status, or nil if the process is still running at the deadline.
     func wait(timeout: Duration) async -> Int32? {
-        await withTaskGroup(of: Int32?.self) { group in
-            group.addTask { await self.waitForExit() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        await withTimeout(timeout) { await self.waitForExit() }
     }
 
     /// The exit status; nil if the waiting task is cancelled first. Every continuation is

@@ -24,16 +24,7 @@ struct ControlClient: Sendable {
             throw CLIError("cannot use control endpoint \(endpoint): \(error.message)")
         }
         socket.send(WireCodec.encode(command))
-        let reply: [[UInt8]]? = await withTaskGroup(of: [[UInt8]]?.self) { group in
-            group.addTask { await socket.inbox.next() }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let reply = await withTimeout(timeout) { await socket.inbox.next() }
         await socket.shutdown()
         await CoordinatorDaemon.terminate(context)
         guard let reply else {
