@@ -33,8 +33,10 @@ final class Cluster: @unchecked Sendable {
     }
 
     func startServe() throws {
+        // A short job deadline: if a job ever stalls at a worker, the coordinator's own deadline
+        // (rule 3) takes it back well inside the tests' waits. Tests may override it.
         serve = try Child("cull", ["serve", "--db", database, "--work", work, "--control", control,
-                                   "--heartbeat-ms", "200", "--liveness", "5"] + serveArguments,
+                                   "--heartbeat-ms", "200", "--liveness", "5", "--job-deadline", "20"] + serveArguments,
                           environment: ["CULL_POOL_WATCHDOG_MS": "1000"], in: scratch.path)
     }
 
