@@ -22,11 +22,9 @@ final class FakePeer: Sendable {
 
     /// The next command matching `accept`, within `timeout`.
     func next(timeout: Duration, _ accept: @escaping @Sendable (Cull_V1_Envelope.OneOf_Command) -> Bool = { _ in true }) async -> Cull_V1_Envelope.OneOf_Command? {
-        await withTimeout(timeout) {
-            while let message = await self.socket.inbox.next() {
-                if let command = try? WireCodec.decode(message), accept(command) { return command }
-            }
-            return nil
+        await firstMessage(in: socket.inbox, timeout: timeout) { message in
+            guard let command = try? WireCodec.decode(message), accept(command) else { return nil }
+            return command
         }
     }
 
@@ -72,5 +70,16 @@ struct FrameFuzzer {
             }
             return [WireProtocol.header, body]
         }
+    }
+}
+
+/// The first message in `inbox` that `match` turns into a value, or nil at the deadline.
+func firstMessage<T: Sendable>(in inbox: MessageInbox<[[UInt8]]>, timeout: Duration,
+                               _ match: @escaping @Sendable ([[UInt8]]) -> T?) async -> T? {
+    await withTimeout(timeout) {
+        while let message = await inbox.next() {
+            if let found = match(message) { return found }
+        }
+        return nil
     }
 }

@@ -175,12 +175,9 @@ final class FakeRouter: Sendable {
     }
 
     private func first<T: Sendable>(timeout: Duration, _ match: @escaping @Sendable ([[UInt8]], Cull_V1_Envelope.OneOf_Command) -> T?) async -> T? {
-        await withTimeout(timeout) {
-            while let message = await self.socket.inbox.next() {
-                guard message.count == 3, let command = try? WireCodec.decode(message.dropFirst()) else { continue }
-                if let found = match(message, command) { return found }
-            }
-            return nil
+        await firstMessage(in: socket.inbox, timeout: timeout) { message in
+            guard message.count == 3, let command = try? WireCodec.decode(message.dropFirst()) else { return nil }
+            return match(message, command)
         }
     }
 
