@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .executable(name: "cull", targets: ["Coordinator"]),
         .executable(name: "cull-worker", targets: ["Worker"]),
+        .executable(name: "cull-bench", targets: ["CullBench"]),
         .library(name: "Shared", targets: ["Shared"]),
     ],
     dependencies: [
@@ -97,6 +98,18 @@ let package = Package(
             ],
             swiftSettings: strictSwift6
         ),
+        // Throughput benchmarks (bench/throughput.sh): generates camera-like photo sets and
+        // measures the worker's analysis in process.
+        .executableTarget(
+            name: "CullBench",
+            dependencies: [
+                "Analysis",
+                "Shared",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSwift6
+        ),
         .testTarget(
             name: "SharedTests",
             dependencies: ["Shared", "CZeroMQ", .product(name: "Logging", package: "swift-log")],
@@ -104,7 +117,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AnalysisTests",
-            dependencies: ["Analysis", "CHeif"],
+            dependencies: ["Analysis", "CHeif", "CTurboJPEG"],
             swiftSettings: strictSwift6
         ),
         .testTarget(

@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Accuracy on the development corpus, cull beside the imagehash peer, measured in one run.
-# Usage: bench/accuracy.sh [CORPUS_DIR]   (default /tmp/dev-corpus; built if missing)
+# Usage: bench/accuracy.sh [CORPUS_DIR [HOLDOUT_DIR]]   (defaults /tmp/dev-corpus and
+# /tmp/holdout-corpus; built if missing). The holdout corpus (bench/holdout-corpus.py) holds other
+# photos and other edits than the development corpus: the features were not tuned on it.
 # Needs ../shared/corpus (build-corpus.py, score.py, peer_imagehash.py) and network access to
 # Debian's and PyPI's registries the first time (the corpus script fetches its photos).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared/corpus}
 corpus=${1:-/tmp/dev-corpus}
+holdout=${2:-/tmp/holdout-corpus}
 [ -f "$corpus/truth.csv" ] || python3 "$shared/build-corpus.py" --out "$corpus"
+[ -f "$holdout/truth.csv" ] || python3 bench/holdout-corpus.py "$holdout"
 python3 -c 'import imagehash' 2>/dev/null || python3 -m pip install -q imagehash
 swift build -c release >/dev/null
 work=$(mktemp -d)
@@ -34,8 +38,8 @@ for r in csv.DictReader(sys.stdin): w.writerow([os.path.relpath(r["path"], root)
   tail -1 "$work/$2.err" >&2 || true
 }
 
-for part in jpeg all; do
-  root=$([ $part = jpeg ] && echo "$work/jpeg" || echo "$corpus")
+for part in jpeg all holdout; do
+  case $part in jpeg) root=$work/jpeg ;; all) root=$corpus ;; holdout) root=$holdout ;; esac
   echo "== $part formats: $root"
   cull_groups "$root" "cull-$part"
   echo "-- cull"; python3 "$shared/score.py" "$root" "$work/cull-$part.csv"

@@ -7,6 +7,10 @@ public struct PhotoFeatures: Sendable, Equatable {
     public var decodedHeight: Int
     public var pHash: UInt64
     public var dHash: UInt64
+    /// pHashes of `FeatureWindow.crops`, in that order: candidates for crops and overlays.
+    public var windowPHashes: [UInt64]
+    /// `LayoutThumbnail.side`² gray levels of the whole frame: confirms candidates.
+    public var thumbnail: [UInt8]
     public var sharpness: Double
     public var meanLuma: Double
     public var metadata: PhotoMetadata
@@ -28,7 +32,8 @@ public enum PhotoAnalyzer {
     /// The analysis pipeline's version. Stored with every result; bump it whenever a decoder
     /// or feature changes what it computes, so rescans recompute exactly those rows.
     /// 1: JPEG only. 2: PNG, WebP and HEIF too (their v1 "unsupported" rows must be redone).
-    public static let pipelineVersion: UInt32 = 2
+    /// 3: window pHashes and the layout thumbnail (every row must be redone to get them).
+    public static let pipelineVersion: UInt32 = 3
 
     public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif]
 
@@ -46,7 +51,7 @@ public enum PhotoAnalyzer {
             let (image, width, height) = try WebPDecoder.decodeGray(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels)
             return features(.webp, image, width: width, height: height, metadata: PhotoMetadata())
         case .heif:
-            let decoded = try HEIFDecoder.decodeGray(bytes, path: path, maxPixels: options.maxPixels)
+            let decoded = try HEIFDecoder.decodeGray(bytes, path: path, maxPixels: options.maxPixels, usePreviews: options.usePreviews)
             return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), width: decoded.image.width,
                             height: decoded.image.height, metadata: decoded.metadata)
         default:
@@ -62,25 +67,44 @@ public enum PhotoAnalyzer {
             throw AnalysisFailure(.tooLarge, "\(path): \(header.width)x\(header.height) is \(pixels / 1_000_000) MP, over the \(options.maxPixels / 1_000_000) MP limit (raise --max-megapixels to analyse it)")
         }
         let metadata = JPEGMetadataReader.read(bytes)
+        let swaps = metadata.orientation >= 5
+        let width = swaps ? header.height : header.width, height = swaps ? header.width : header.height
+        if options.usePreviews, let preview = exifPreview(bytes, header: header, metadata: metadata) {
+            return features(.jpeg, preview.oriented(metadata.orientation), width: width, height: height, metadata: metadata)
+        }
         let decoded: GrayImage
         do { decoded = try JPEGDecoder.decodeGray(bytes, minShortSide: options.minShortSide) } catch { throw error.naming(path) }
-        let swaps = metadata.orientation >= 5
-        return features(.jpeg, decoded.oriented(metadata.orientation),
-                        width: swaps ? header.height : header.width, height: swaps ? header.width : header.height,
-                        metadata: metadata)
+        return features(.jpeg, decoded.oriented(metadata.orientation), width: width, height: height, metadata: metadata)
+    }
+
+    /// The EXIF thumbnail, decoded, if `PreviewPolicy` accepts it; nil means "decode the main
+    /// image" (no thumbnail, too small, another frame, or damaged: a bad preview never fails
+    /// a photo whose main image is fine).
+    static func exifPreview(_ bytes: [UInt8], header: JPEGDecoder.Header, metadata: PhotoMetadata) -> GrayImage? {
+        guard let thumbnail = metadata.thumbnail, let tiff = JPEGMetadataReader.exifBlock(bytes) else { return nil }
+        let start = tiff.lowerBound + thumbnail.lowerBound, end = tiff.lowerBound + thumbnail.upperBound
+        guard start >= tiff.lowerBound, end <= tiff.upperBound, start < end else { return nil }
+        let preview = Array(bytes[start..<end])
+        guard let previewHeader = try? JPEGDecoder.header(preview),
+              PreviewPolicy.accepts(previewWidth: previewHeader.width, previewHeight: previewHeader.height,
+                                    width: header.width, height: header.height) else { return nil }
+        return try? JPEGDecoder.decodeGray(preview, minShortSide: PreviewPolicy.minimumShortSide)
     }
 
     /// The features of a decoded, oriented, reduced image; `width` and `height` are the full
     /// image's, after orientation.
     static func features(_ format: PhotoFormat, _ image: GrayImage, width: Int, height: Int, metadata: PhotoMetadata) -> PhotoFeatures {
-        PhotoFeatures(
+        let sampler = AreaSampler(image)
+        return PhotoFeatures(
             format: format,
             width: width,
             height: height,
             decodedWidth: image.width,
             decodedHeight: image.height,
-            pHash: PerceptualHash.pHash(image),
+            pHash: PerceptualHash.pHash(sampler, window: .full),
             dHash: PerceptualHash.dHash(image),
+            windowPHashes: FeatureWindow.crops.map { PerceptualHash.pHash(sampler, window: $0) },
+            thumbnail: LayoutThumbnail.make(sampler),
             sharpness: ImageStatistics.sharpness(image),
             meanLuma: ImageStatistics.meanLuma(image),
             metadata: metadata

@@ -11,13 +11,15 @@ public enum PhotoFetcher {
     }
 
     public static func fetch(path: String, maxFileBytes: Int) throws(AnalysisFailure) -> Fetched {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
+        // It changes nothing for regular files, the only kind read below.
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { throw unreadable(path, errno, doing: "cannot open") }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw unreadable(path, errno, doing: "cannot stat") }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw AnalysisFailure(.unreadable, "\(path): not a regular file")
+            throw AnalysisFailure(.unreadable, "\(path): not a regular file (\(fileKind(info.st_mode))); only files can be photos")
         }
         let size = Int(info.st_size)
         guard size <= maxFileBytes else {
@@ -39,6 +41,16 @@ public enum PhotoFetcher {
         if filled < size { bytes.removeSubrange(filled...) }
         let digest = SHA256.hash(data: bytes)
         return Fetched(bytes: bytes, sha256: Array(digest))
+    }
+
+    private static func fileKind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a named pipe"
+        case S_IFSOCK: "a socket"
+        case S_IFCHR, S_IFBLK: "a device"
+        default: "not a plain file"
+        }
     }
 
     private static func unreadable(_ path: String, _ code: Int32, doing what: String) -> AnalysisFailure {

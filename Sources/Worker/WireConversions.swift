@@ -8,6 +8,8 @@ extension Cull_V1_Features {
         self.sha256 = Data(sha256)
         phash = features.pHash
         dhash = features.dHash
+        windowPhash = features.windowPHashes
+        thumbnail = Data(features.thumbnail)
         width = UInt32(features.width)
         height = UInt32(features.height)
         self.fileSize = UInt64(fileSize)

@@ -44,11 +44,13 @@ struct GrouperTests {
             while mask.nonzeroBitCount < d { mask |= 1 << (generator.next() % 64) }
             hashes.append(hashes[d] ^ mask)
         }
+        let index = HashIndex(hashes)
         for threshold in [4, 8, 10, 12] {
-            let grouper = Grouper(threshold: threshold)
             var found = Set<[Int]>()
-            grouper.forEachCandidatePair(hashes) { a, b in
-                if PerceptualHash.distance(hashes[a], hashes[b]) <= threshold { found.insert([a, b]) }
+            for (a, hash) in hashes.enumerated() {
+                index.forEachNeighbour(of: hash, within: threshold) { b in
+                    if b > a { found.insert([a, b]) }
+                }
             }
             var expected = Set<[Int]>()
             for a in hashes.indices { for b in (a + 1)..<hashes.count where PerceptualHash.distance(hashes[a], hashes[b]) <= threshold { expected.insert([a, b]) } }
@@ -63,5 +65,61 @@ struct GrouperTests {
         #expect(grouper.isBetterKeeper(photo(1, "/a", sha: 1, pHash: 0, pixels: 200), than: photo(2, "/b", sha: 2, pHash: 0, pixels: 100)))
         #expect(grouper.isBetterKeeper(photo(1, "/a", sha: 1, pHash: 0, size: 2000), than: photo(2, "/b", sha: 2, pHash: 0, size: 1000)))
         #expect(!grouper.isBetterKeeper(photo(1, "/a", sha: 1, pHash: 0, size: 1000), than: photo(2, "/b", sha: 2, pHash: 0, size: 2000)))
+    }
+
+    // MARK: pipeline 3: windows and thumbnails, on photos analysed for real
+
+    func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
+        let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
+        let f = try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions())
+        return GroupingPhoto(id: id, path: path, sha256: Array(String(id).utf8), pHash: f.pHash, dHash: f.dHash,
+                             windowPHashes: f.windowPHashes, thumbnail: f.thumbnail,
+                             width: f.width, height: f.height, fileSize: Int64(jpeg.count), sharpness: f.sharpness)
+    }
+
+    /// A white caption box in the bottom-right corner, as a watermark.
+    func watermarked(_ image: RGBImage) -> RGBImage {
+        var out = image
+        let boxHeight = image.height / 14, boxWidth = image.width / 4
+        for y in (image.height - boxHeight - image.height / 50)..<(image.height - image.height / 50) {
+            for x in (image.width - boxWidth - image.width / 60)..<(image.width - image.width / 60) {
+                for channel in 0..<3 { out.pixels[(y * image.width + x) * 3 + channel] = 255 }
+            }
+        }
+        return out
+    }
+
+    @Test("crops and a corner watermark group with their original; other photos, even with the same watermark, do not")
+    func windowsAndThumbnails() throws {
+        // Dark photos: a white box moves their whole-frame pHash the most.
+        let scene = SyntheticPhoto.make(seed: 31, width: 1200, height: 900).brightened(by: 0.35)
+        let other = SyntheticPhoto.make(seed: 32, width: 1200, height: 900).brightened(by: 0.35)
+        let photos = [
+            try analysed(1, "/a/original.jpg", scene),
+            try analysed(2, "/a/crop-offcentre.jpg", scene.cropped(x: 84, y: 27, width: 1080, height: 810)),
+            try analysed(3, "/a/crop-tight.jpg", scene.cropped(x: 120, y: 90, width: 960, height: 720)),
+            try analysed(4, "/a/watermarked.jpg", watermarked(scene)),
+            try analysed(5, "/b/other-watermarked.jpg", watermarked(other)),
+            try analysed(6, "/b/other.jpg", other.cropped(x: 0, y: 0, width: 1100, height: 850)),
+        ]
+        let groups = Grouper().groups(of: photos)
+        #expect(groups.map { Set($0.members.map(\.photoID)) } == [[1, 2, 3, 4], [5, 6]])
+
+        // The windows, not the whole frames, are what found the crops and the watermark here.
+        let wholeFrameOnly = photos.map { photo in
+            var photo = photo
+            photo.windowPHashes = []
+            return photo
+        }
+        let byFrames = Grouper().groups(of: wholeFrameOnly).map { Set($0.members.map(\.photoID)) }
+        #expect(!byFrames.contains([1, 2, 3, 4]), "whole frames alone found every edit: the test no longer exercises windows")
+
+        // The shared watermark makes the two scenes candidates; the thumbnail check is what
+        // keeps them apart (a limit of 1 accepts every candidate).
+        var lax = Grouper()
+        lax.windowConfirmation = 1
+        lax.frameConfirmation = 1
+        let laxGroups = lax.groups(of: photos).map { Set($0.members.map(\.photoID)) }
+        #expect(laxGroups == [[1, 2, 3, 4, 5, 6]])
     }
 }

@@ -12,7 +12,9 @@ struct CLIErrorTests {
         #expect(result.status == 1)
         #expect(result.stderr.contains("no answer from cull serve"))
         #expect(result.stderr.contains("cull serve"))
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // The CLI gives up after its 1 s timeout; the bound is loose because the test runs beside
+        // the chaos test on two cores, and a hang would blow through it anyway.
+        #expect(ContinuousClock.now - started < .seconds(60))
     }
 
     @Test("a directory that does not exist")

@@ -10,12 +10,14 @@ import Testing
 /// superseded scans, a coordinator killed mid-scan.
 @Suite("Fault tolerance", .serialized)
 struct FaultToleranceTests {
-    @Test("a read that never returns (a FIFO with no writer) times out; the worker goes on, then recycles itself")
-    func hungFIFO() async throws {
+    @Test("a read that never returns (a hung mount) times out; the worker goes on, then recycles itself")
+    func hungRead() async throws {
         let scratch = try Scratch()
-        let fifo = scratch.path + "/stuck.jpg"
-        #expect(mkfifo(fifo, 0o644) == 0)
         let entries = try await writeLibrary(to: scratch.path + "/lib", scenes: 1, width: 320, height: 240, edits: [.original], extras: false)
+        // A real photo whose read the worker's fault injection blocks for good, as a read from
+        // a dead NFS server would. (A FIFO no longer serves: the worker refuses it at open.)
+        let fifo = scratch.path + "/stuck.jpg"
+        try FileManager.default.copyItem(atPath: entries[0].path, toPath: fifo)
 
         // This test plays the coordinator: a ROUTER socket the real worker connects to.
         let context = try ZMQContext()
@@ -25,7 +27,7 @@ struct FaultToleranceTests {
         }
         let endpoint = try #require(router.boundEndpoints.first)
         let worker = try Child("cull-worker", ["--connect", endpoint, "--id", "fifo-worker", "--max-stuck-reads", "1", "--heartbeat-ms", "100"],
-                               environment: ["CULL_POOL_WATCHDOG_MS": "500"], in: scratch.path)
+                               environment: ["CULL_POOL_WATCHDOG_MS": "500", "CULL_WORKER_FAULTS": "hang-read=stuck.jpg"], in: scratch.path)
         defer { worker.signal(SIGKILL) }
 
         var result: Cull_V1_Result?
@@ -57,7 +59,7 @@ struct FaultToleranceTests {
         let outcomes = try #require(result?.outcomes)
         #expect(outcomes.count == 2)
         let stuck = outcomes.first { $0.photoID == 1 }
-        #expect(stuck?.failure.kind == .timeout, "the FIFO read timed out")
+        #expect(stuck?.failure.kind == .timeout, "the hung read timed out")
         #expect(stuck?.failure.message.contains(fifo) == true)
         #expect(outcomes.first { $0.photoID == 2 }?.features.width == 320, "the rest of the job went on")
         #expect(elapsed < .seconds(20))

@@ -40,8 +40,10 @@ final class Child: Sendable {
 
     init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: String) throws {
         let id = UUID().uuidString.prefix(8)
-        stdoutPath = "\(directory)/\(executable)-\(id).out"
-        stderrPath = "\(directory)/\(executable)-\(id).err"
+        // Output files are named after the program, not its path (`/usr/bin/setpriv`).
+        let name = executable.split(separator: "/").last.map(String.init) ?? executable
+        stdoutPath = "\(directory)/\(name)-\(id).out"
+        stderrPath = "\(directory)/\(name)-\(id).err"
         guard FileManager.default.createFile(atPath: stdoutPath, contents: nil),
               FileManager.default.createFile(atPath: stderrPath, contents: nil) else {
             throw HarnessError("cannot create output files in \(directory)")

@@ -44,45 +44,10 @@ public struct GrayImage: Sendable, Equatable {
     }
 
     /// Area-averaging resize (each output pixel is the mean of the input pixels it covers,
-    /// with fractional coverage at the edges): the anti-aliased reduction hashes need.
+    /// with fractional coverage at the edges): the anti-aliased reduction hashes need. Through
+    /// a summed-area table, so the cost is one pass over the input plus the output's size.
     public func resized(width outWidth: Int, height outHeight: Int) -> [Float] {
-        var out = [Float](repeating: 0, count: outWidth * outHeight)
-        let scaleX = Double(width) / Double(outWidth)
-        let scaleY = Double(height) / Double(outHeight)
-        // Per output column: the input columns it covers and their weights (precomputed once).
-        let columns = (0..<outWidth).map { Self.coverage(index: $0, scale: scaleX, limit: width) }
-        let rows = (0..<outHeight).map { Self.coverage(index: $0, scale: scaleY, limit: height) }
-        var rowSums = [Double](repeating: 0, count: outWidth)
-        pixels.withUnsafeBufferPointer { source in
-            for (oy, rowCover) in rows.enumerated() {
-                for i in 0..<outWidth { rowSums[i] = 0 }
-                for (sy, wy) in rowCover {
-                    let base = sy * width
-                    for (ox, columnCover) in columns.enumerated() {
-                        var sum = 0.0
-                        for (sx, wx) in columnCover { sum += Double(source[base + sx]) * wx }
-                        rowSums[ox] += sum * wy
-                    }
-                }
-                let area = scaleX * scaleY
-                for ox in 0..<outWidth { out[oy * outWidth + ox] = Float(rowSums[ox] / area) }
-            }
-        }
-        return out
-    }
-
-    private static func coverage(index: Int, scale: Double, limit: Int) -> [(Int, Double)] {
-        let start = Double(index) * scale
-        let end = start + scale
-        var result: [(Int, Double)] = []
-        var position = Int(start.rounded(.down))
-        while Double(position) < end && position < limit {
-            let lo = max(start, Double(position))
-            let hi = min(end, Double(position + 1))
-            if hi > lo { result.append((position, hi - lo)) }
-            position += 1
-        }
-        return result
+        AreaSampler(self).cells(.full, columns: outWidth, rows: outHeight)
     }
 }
 

@@ -12,7 +12,7 @@ public enum HEIFDecoder {
         public var metadata: PhotoMetadata
     }
 
-    public static func decodeGray(_ bytes: [UInt8], path: String, maxPixels: Int) throws(AnalysisFailure) -> Decoded {
+    public static func decodeGray(_ bytes: [UInt8], path: String, maxPixels: Int, usePreviews: Bool = false) throws(AnalysisFailure) -> Decoded {
         guard let context = heif_context_alloc() else { throw AnalysisFailure(.internal, "libheif could not allocate a context") }
         defer { heif_context_free(context) }
         var error = bytes.withUnsafeBytes { heif_context_read_from_memory_without_copy(context, $0.baseAddress, $0.count, nil) }
@@ -28,11 +28,44 @@ public enum HEIFDecoder {
         }
         var metadata = exifMetadata(handle)
         metadata.orientation = 1  // libheif has applied the transformations
+        if usePreviews, let preview = thumbnail(of: handle, width: width, height: height) {
+            return Decoded(image: preview, width: width, height: height, metadata: metadata)
+        }
+        return try decodeLuma(handle, path: path, width: width, height: height, metadata: metadata)
+    }
 
+    /// The smallest thumbnail item `PreviewPolicy` accepts, decoded (libheif applies its
+    /// transformations, as for the primary image, so both sizes compare as displayed); nil if
+    /// there is none or it cannot be decoded.
+    private static func thumbnail(of handle: OpaquePointer, width: Int, height: Int) -> GrayImage? {
+        let count = Int(heif_image_handle_get_number_of_thumbnails(handle))
+        guard count > 0 else { return nil }
+        var ids = [heif_item_id](repeating: 0, count: min(count, 16))
+        let listed = Int(ids.withUnsafeMutableBufferPointer { heif_image_handle_get_list_of_thumbnail_IDs(handle, $0.baseAddress, Int32($0.count)) })
+        var best: (handle: OpaquePointer, pixels: Int)?
+        for id in ids.prefix(listed) {
+            var thumbnail: OpaquePointer?
+            guard heif_image_handle_get_thumbnail(handle, id, &thumbnail).code == heif_error_Ok, let thumbnail else { continue }
+            let w = Int(heif_image_handle_get_width(thumbnail)), h = Int(heif_image_handle_get_height(thumbnail))
+            if PreviewPolicy.accepts(previewWidth: w, previewHeight: h, width: width, height: height),
+               best.map({ w * h < $0.pixels }) ?? true {
+                if let previous = best { heif_image_handle_release(previous.handle) }
+                best = (thumbnail, w * h)
+            } else {
+                heif_image_handle_release(thumbnail)
+            }
+        }
+        guard let best else { return nil }
+        defer { heif_image_handle_release(best.handle) }
+        return try? decodeLuma(best.handle, path: "", width: width, height: height, metadata: PhotoMetadata()).image
+    }
+
+    /// Decodes an image handle to its luma.
+    private static func decodeLuma(_ handle: OpaquePointer, path: String, width: Int, height: Int, metadata: PhotoMetadata) throws(AnalysisFailure) -> Decoded {
         // The native layout (YCbCr for HEVC, or monochrome): its Y plane is the luma, and no
         // colour conversion is spent on it.
         var image: OpaquePointer?
-        error = heif_decode_image(handle, &image, heif_colorspace_undefined, heif_chroma_undefined, nil)
+        let error = heif_decode_image(handle, &image, heif_colorspace_undefined, heif_chroma_undefined, nil)
         if error.code == heif_error_Ok, let decoded = image, heif_image_get_colorspace(decoded) == heif_colorspace_RGB {
             heif_image_release(decoded)
             image = nil

@@ -4,8 +4,18 @@ public enum PerceptualHash {
     /// frequencies and set a bit for each coefficient above their median. Bit 63 is
     /// coefficient (0, 0), then row by row: the layout of the common `imagehash` phash.
     public static func pHash(_ image: GrayImage) -> UInt64 {
+        pHash(cells: image.resized(width: 32, height: 32))
+    }
+
+    /// The pHash of a window, from the photo's `AreaSampler` (no copy of the pixels).
+    public static func pHash(_ sampler: AreaSampler, window: FeatureWindow) -> UInt64 {
+        pHash(cells: sampler.cells(window, columns: 32, rows: 32))
+    }
+
+    /// The pHash of 32×32 area averages.
+    static func pHash(cells pixels: [Float]) -> UInt64 {
         let size = 32
-        let pixels = image.resized(width: size, height: size)
+        precondition(pixels.count == size * size)
         let low = lowFrequencies(pixels, size: size, keep: 8)
         var sorted = low
         sorted.sort()
@@ -39,26 +49,38 @@ public enum PerceptualHash {
     /// The top-left `keep` x `keep` block of the 2-D DCT-II of a `size` x `size` image,
     /// row-major. Separable: columns first for the kept rows only, then rows.
     static func lowFrequencies(_ pixels: [Float], size: Int, keep: Int) -> [Float] {
-        let basis = cosineBasis(size: size, keep: keep)
-        // rowsOut[u][x] = sum_y pixels[y][x] * basis[u][y]
+        let basis = size == 32 && keep == 8 ? pHashBasis : cosineBasis(size: size, keep: keep)
+        // columnPass[u][x] = sum_y pixels[y][x] * basis[u][y]; then out[u][v] = sum_x columnPass[u][x] * basis[v][x].
+        // Raw buffers: this runs 51 times per photo.
         var columnPass = [Float](repeating: 0, count: keep * size)
-        for u in 0..<keep {
-            for y in 0..<size {
-                let weight = basis[u * size + y]
-                let row = y * size
-                for x in 0..<size { columnPass[u * size + x] += pixels[row + x] * weight }
-            }
-        }
         var out = [Float](repeating: 0, count: keep * keep)
-        for u in 0..<keep {
-            for v in 0..<keep {
-                var sum: Float = 0
-                for x in 0..<size { sum += columnPass[u * size + x] * basis[v * size + x] }
-                out[u * keep + v] = sum
+        pixels.withUnsafeBufferPointer { pixels in
+            basis.withUnsafeBufferPointer { basis in
+                columnPass.withUnsafeMutableBufferPointer { columnPass in
+                    for u in 0..<keep {
+                        for y in 0..<size {
+                            let weight = basis[u * size + y]
+                            let row = y * size, target = u * size
+                            for x in 0..<size { columnPass[target + x] += pixels[row + x] * weight }
+                        }
+                    }
+                    out.withUnsafeMutableBufferPointer { out in
+                        for u in 0..<keep {
+                            for v in 0..<keep {
+                                var sum: Float = 0
+                                for x in 0..<size { sum += columnPass[u * size + x] * basis[v * size + x] }
+                                out[u * keep + v] = sum
+                            }
+                        }
+                    }
+                }
             }
         }
         return out
     }
+
+    /// The basis pHash uses, computed once (51 hashes per photo would otherwise recompute it).
+    private static let pHashBasis = cosineBasis(size: 32, keep: 8)
 
     /// cos(pi * (2n + 1) * k / (2N)) for k < keep, n < size.
     private static func cosineBasis(size: Int, keep: Int) -> [Float] {

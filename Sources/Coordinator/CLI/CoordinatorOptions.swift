@@ -28,7 +28,7 @@ struct CoordinatorOptions: ParsableArguments {
     @Option(help: "Largest file to read, in megabytes.")
     var maxFileMb: Int = 512
 
-    @Option(help: "pHash distance (bits of 64) at or under which photos are near-duplicates.")
+    @Option(help: "pHash distance (bits of 64) at or under which two whole frames are near-duplicate candidates; each is confirmed on layout thumbnails (docs/FEATURES.md).")
     var threshold: Int = 10
 
     func validate() throws {

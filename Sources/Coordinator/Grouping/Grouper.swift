@@ -1,18 +1,37 @@
 import Analysis
 
-/// Finds groups among analysed photos: identical bytes first, then near-duplicates by
-/// perceptual-hash distance, joined transitively (union-find).
+/// Finds groups among analysed photos: identical bytes first, then near-duplicates, joined
+/// transitively (union-find).
 ///
-/// Near-duplicate candidates come from multi-index hashing, so the work grows with the number
-/// of close pairs rather than with n²: the 64-bit pHash is cut into `blocks` pieces, and two
-/// hashes within distance t must agree within ⌊t / blocks⌋ bits on at least one piece
-/// (pigeonhole). Each piece indexes a table; a photo is compared only with photos sharing a
-/// piece within that radius.
+/// Near-duplicates are found in two steps (docs/FEATURES.md):
+/// 1. Candidates from pHashes, through `HashIndex`: the whole frames within `threshold` bits,
+///    a window of one photo within `windowThreshold` of the other's whole frame (one is a crop
+///    of the other), or the same overlay window of both within `windowThreshold` (an overlay
+///    outside that window).
+/// 2. Confirmation of each candidate by the photos' layout thumbnails, compared on the
+///    windows that matched (`LayoutThumbnail.difference` at most `frameConfirmation` for
+///    whole frames, `windowConfirmation` for windows). Rows from
+///    before pipeline 3 have no thumbnail; they fall back to pHash plus dHash on the whole frame.
 struct Grouper: Sendable {
-    /// pHash Hamming distance at or under which two photos are near-duplicates.
+    /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
-    /// dHash distance that must also hold (a second, independent check against false matches).
+    /// pHash distance at or under which a window is a candidate for a frame or the same window.
+    var windowThreshold: Int = 8
+    /// The largest `LayoutThumbnail.difference` that confirms whole frames. Looser than for
+    /// windows: frames that also agree by pHash have the same geometry, and a tone edit that
+    /// clips highlights moves cell ranks a little (docs/FEATURES.md).
+    var frameConfirmation: Float = 0.09
+    /// The largest `LayoutThumbnail.difference` that confirms a window pairing.
+    var windowConfirmation: Float = 0.06
+    /// Old rows only: the dHash distance that must also hold.
     var dHashThreshold: Int = 16
+
+    /// Which part of each photo a candidate matched: 0 the whole frame, k the window
+    /// `FeatureWindow.crops[k - 1]`.
+    struct Pairing: Equatable {
+        var slotA: Int
+        var slotB: Int
+    }
 
     func groups(of photos: [GroupingPhoto]) -> [PhotoGroup] {
         guard !photos.isEmpty else { return [] }
@@ -32,12 +51,11 @@ struct Grouper: Sendable {
         let representatives = photos.indices.filter { index in
             photos[index].sha256.isEmpty || firstWithDigest[photos[index].sha256] == index
         }
-        forEachCandidatePair(representatives.map { photos[$0].pHash }) { a, b in
+        var confirmer = Confirmer(photos: photos, grouper: self)
+        forEachCandidate(representatives.map { photos[$0] }) { a, b, pairing in
             let i = representatives[a], j = representatives[b]
-            if PerceptualHash.distance(photos[i].pHash, photos[j].pHash) <= threshold,
-               PerceptualHash.distance(photos[i].dHash, photos[j].dHash) <= dHashThreshold {
-                sets.union(i, j)
-            }
+            guard sets.find(i) != sets.find(j) else { return }
+            if confirmer.confirms(i, j, pairing) { sets.union(i, j) }
         }
 
         var components: [Int: [Int]] = [:]
@@ -53,7 +71,7 @@ struct Grouper: Sendable {
                     PhotoGroup.Member(
                         photoID: photos[index].id,
                         distance: photos[index].sha256 == photos[keeper].sha256 && !photos[index].sha256.isEmpty
-                            ? 0 : PerceptualHash.distance(photos[index].pHash, photos[keeper].pHash))
+                            ? 0 : Self.closestHashDistance(photos[index], photos[keeper]))
                 }))
         }
         // Stable order: by the keeper's path.
@@ -72,37 +90,84 @@ struct Grouper: Sendable {
         return a.path < b.path
     }
 
-    /// Calls `body(a, b)` (a < b) for every pair that may be within `threshold` of each other;
-    /// every pair that is, is visited (some more than once).
-    func forEachCandidatePair(_ hashes: [UInt64], _ body: (Int, Int) -> Void) {
-        let blocks = 4
-        let bitsPerBlock = 64 / blocks
-        let radius = threshold / blocks
-        let neighbours = Self.masks(bits: bitsPerBlock, upTo: radius)
-        for block in 0..<blocks {
-            let shift = UInt64(block * bitsPerBlock)
-            var table: [UInt16: [Int]] = [:]
-            for (index, hash) in hashes.enumerated() {
-                table[UInt16(truncatingIfNeeded: hash >> shift), default: []].append(index)
+    /// Calls `body(a, b, pairing)` (a ≠ b, indices into `photos`) for every candidate pairing;
+    /// every pairing within its threshold is visited, some more than once.
+    func forEachCandidate(_ photos: [GroupingPhoto], _ body: (Int, Int, Pairing) -> Void) {
+        let windowCount = FeatureWindow.crops.count
+        let frames = HashIndex(photos.map(\.pHash))
+        // Window indexes hold only photos that have windows; `windowed[k]` maps back.
+        let windowed = photos.indices.filter { photos[$0].windowPHashes.count == windowCount }
+        let windows = (0..<windowCount).map { k in HashIndex(windowed.map { photos[$0].windowPHashes[k] }) }
+
+        for (a, photo) in photos.enumerated() {
+            frames.forEachNeighbour(of: photo.pHash, within: threshold) { b in
+                if b > a { body(a, b, Pairing(slotA: 0, slotB: 0)) }
             }
-            for (index, hash) in hashes.enumerated() {
-                let key = UInt16(truncatingIfNeeded: hash >> shift)
-                for mask in neighbours {
-                    guard let bucket = table[key ^ mask] else { continue }
-                    for other in bucket where other > index { body(index, other) }
+            guard photo.windowPHashes.count == windowCount else { continue }
+            for k in 0..<windowCount {
+                // This photo's whole frame is another's window: this one is a crop of that one.
+                // (Every photo asks as the possible crop, so both directions are covered.)
+                windows[k].forEachNeighbour(of: photo.pHash, within: windowThreshold) { w in
+                    let b = windowed[w]
+                    if b != a { body(b, a, Pairing(slotA: k + 1, slotB: 0)) }
+                }
+            }
+            for k in FeatureWindow.overlayWindows {
+                // The same window of both: whatever differs lies outside it.
+                windows[k].forEachNeighbour(of: photo.windowPHashes[k], within: windowThreshold) { w in
+                    let b = windowed[w]
+                    if b > a { body(a, b, Pairing(slotA: k + 1, slotB: k + 1)) }
                 }
             }
         }
     }
 
-    /// Every `bits`-bit mask with at most `radius` bits set.
-    static func masks(bits: Int, upTo radius: Int) -> [UInt16] {
-        (0..<(1 << bits)).compactMap { value in
-            value.nonzeroBitCount <= radius ? UInt16(value) : nil
+    /// The smallest pHash distance between the two photos over the pairings grouping uses
+    /// (what the groups listing reports as a member's distance to its keeper).
+    static func closestHashDistance(_ a: GroupingPhoto, _ b: GroupingPhoto) -> Int {
+        var best = PerceptualHash.distance(a.pHash, b.pHash)
+        guard a.windowPHashes.count == b.windowPHashes.count else { return best }
+        for (wa, wb) in zip(a.windowPHashes, b.windowPHashes) {
+            best = min(best, PerceptualHash.distance(wa, b.pHash), PerceptualHash.distance(a.pHash, wb))
         }
+        for k in FeatureWindow.overlayWindows where k < a.windowPHashes.count {
+            best = min(best, PerceptualHash.distance(a.windowPHashes[k], b.windowPHashes[k]))
+        }
+        return best
     }
 }
 
+/// Confirms candidate pairings, computing each photo's window cells at most once.
+struct Confirmer {
+    let photos: [GroupingPhoto]
+    let grouper: Grouper
+    private var cells: [Int: [Float]] = [:]
+
+    init(photos: [GroupingPhoto], grouper: Grouper) {
+        self.photos = photos
+        self.grouper = grouper
+    }
+
+    mutating func confirms(_ a: Int, _ b: Int, _ pairing: Grouper.Pairing) -> Bool {
+        let side = LayoutThumbnail.side
+        guard photos[a].thumbnail.count == side * side, photos[b].thumbnail.count == side * side else {
+            // Rows from before pipeline 3: the whole frames only, pHash and dHash.
+            return pairing == Grouper.Pairing(slotA: 0, slotB: 0)
+                && PerceptualHash.distance(photos[a].dHash, photos[b].dHash) <= grouper.dHashThreshold
+        }
+        let limit = pairing.slotA == 0 && pairing.slotB == 0 ? grouper.frameConfirmation : grouper.windowConfirmation
+        return LayoutThumbnail.difference(windowCells(a, pairing.slotA), windowCells(b, pairing.slotB)) <= limit
+    }
+
+    private mutating func windowCells(_ photo: Int, _ slot: Int) -> [Float] {
+        let key = photo &* 64 &+ slot
+        if let known = cells[key] { return known }
+        let window = slot == 0 ? FeatureWindow.full : FeatureWindow.crops[slot - 1]
+        let computed = LayoutThumbnail.cells(of: photos[photo].thumbnail, in: window)
+        cells[key] = computed
+        return computed
+    }
+}
 /// Union-find with path halving and union by size.
 struct DisjointSets {
     private var parent: [Int]
@@ -130,3 +195,4 @@ struct DisjointSets {
         size[ra] += size[rb]
     }
 }
+

@@ -57,13 +57,21 @@ final class LibraryWalker: @unchecked Sendable {
             case S_IFREG:
                 files.append(WalkedFile(path: path, size: Int64(info.st_size), mtimeNanoseconds: Self.mtime(info)))
             case S_IFLNK:
-                // A link to a file is a photo; a link to a folder is not followed (cycles).
+                // A link to a file is a photo; a link to a folder is not followed (cycles). A
+                // dangling link is listed so the user hears about it: its analysis fails as
+                // `unreadable` ("No such file or directory").
                 var target = stat()
-                if stat(path, &target) == 0, target.st_mode & S_IFMT == S_IFREG {
-                    files.append(WalkedFile(path: path, size: Int64(target.st_size), mtimeNanoseconds: Self.mtime(target)))
+                if stat(path, &target) == 0 {
+                    if target.st_mode & S_IFMT == S_IFREG {
+                        files.append(WalkedFile(path: path, size: Int64(target.st_size), mtimeNanoseconds: Self.mtime(target)))
+                    }
+                } else {
+                    files.append(WalkedFile(path: path, size: 0, mtimeNanoseconds: Self.mtime(info)))
                 }
             default:
-                continue  // FIFOs, sockets, devices: never photos, and reading a FIFO would hang
+                // FIFOs, sockets, devices: listed so they are reported (`unreadable`, "not a
+                // regular file"); the worker opens without blocking, so a FIFO cannot hang it.
+                files.append(WalkedFile(path: path, size: 0, mtimeNanoseconds: Self.mtime(info)))
             }
         }
         return files

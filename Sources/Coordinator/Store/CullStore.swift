@@ -190,7 +190,8 @@ final class CullStore: Sendable {
                     } else {
                         try db.execute(sql: """
                             UPDATE photos SET size = ?, mtime_ns = ?, seen_generation = ?, status = 'pending',
-                                sha256 = NULL, phash = NULL, dhash = NULL, error_kind = NULL, error_message = NULL
+                                sha256 = NULL, phash = NULL, dhash = NULL, window_phashes = NULL, thumbnail = NULL,
+                                error_kind = NULL, error_message = NULL
                             WHERE id = ?
                             """, arguments: [file.size, file.mtimeNanoseconds, scan.generation, id])
                         pending.append((id, file.path))
@@ -390,7 +391,7 @@ final class CullStore: Sendable {
                 UPDATE photos SET status = 'analysed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                     pipeline_version = ?, sha256 = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
                     orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, sharpness = ?,
-                    mean_luma = ?, error_kind = NULL, error_message = NULL
+                    mean_luma = ?, window_phashes = ?, thumbnail = ?, error_kind = NULL, error_message = NULL
                 WHERE id = ? AND job_id = ? AND status = 'pending'
                 """)
             let failed = try db.cachedStatement(sql: """
@@ -424,7 +425,8 @@ final class CullStore: Sendable {
                             result.generation, result.attempt, pipeline, f.sha256, Int64(bitPattern: f.phash),
                             Int64(bitPattern: f.dhash), f.width, f.height, f.format, f.orientation,
                             f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty,
-                            f.sharpness, f.meanLuma, outcome.photoID, result.jobID,
+                            f.sharpness, f.meanLuma, WindowHashesColumn.encode(f.windowPhash),
+                            f.thumbnail.isEmpty ? nil : f.thumbnail, outcome.photoID, result.jobID,
                         ])
                         analysedCount += db.changesCount
                     case .failure(let failure):
@@ -470,12 +472,14 @@ final class CullStore: Sendable {
     func groupingInput(scan: ScanRecord) async throws -> [GroupingPhoto] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT id, path, sha256, phash, dhash, width, height, size, sharpness FROM photos
+                SELECT id, path, sha256, phash, dhash, window_phashes, thumbnail, width, height, size, sharpness FROM photos
                 WHERE library_id = ? AND seen_generation = ? AND status = 'analysed'
                 """, arguments: [scan.libraryID, scan.generation]).map { row in
                 GroupingPhoto(
                     id: row["id"], path: row["path"], sha256: [UInt8]((row["sha256"] as Data?) ?? Data()),
                     pHash: UInt64(bitPattern: row["phash"] ?? 0), dHash: UInt64(bitPattern: row["dhash"] ?? 0),
+                    windowPHashes: WindowHashesColumn.decode(row["window_phashes"]),
+                    thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()),
                     width: row["width"] ?? 0, height: row["height"] ?? 0, fileSize: row["size"],
                     sharpness: row["sharpness"] ?? 0)
             }

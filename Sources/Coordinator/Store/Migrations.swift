@@ -110,6 +110,11 @@ enum Migrations {
             // its job's current dispatch (no stale attempt ever wrote).
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN analysed_job_id INTEGER")
         }
+        migrator.registerMigration("v3: window hashes and layout thumbnails") { db in
+            // Pipeline 3's crop- and overlay-tolerant features (docs/FEATURES.md).
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN window_phashes BLOB")
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN thumbnail BLOB")
+        }
         return migrator
     }
 }

@@ -70,6 +70,10 @@ struct GroupingPhoto: Sendable {
     var sha256: [UInt8]
     var pHash: UInt64
     var dHash: UInt64
+    /// pHashes of `FeatureWindow.crops` (empty for rows from before pipeline 3).
+    var windowPHashes: [UInt64] = []
+    /// `LayoutThumbnail.side`² gray levels (empty for rows from before pipeline 3).
+    var thumbnail: [UInt8] = []
     var width: Int
     var height: Int
     var fileSize: Int64
@@ -85,4 +89,22 @@ struct StoreError: Error, CustomStringConvertible {
 struct ScanNotCurrent: Error, CustomStringConvertible {
     let scanID: Int64
     var description: String { "scan \(scanID) is no longer the current scan of its library" }
+}
+
+/// `photos.window_phashes`: the window pHashes as one BLOB of little-endian 64-bit words
+/// (72 bytes for nine windows), so a row stays one row.
+enum WindowHashesColumn {
+    static func encode(_ hashes: [UInt64]) -> Data? {
+        guard !hashes.isEmpty else { return nil }
+        var data = Data(capacity: hashes.count * 8)
+        for hash in hashes { withUnsafeBytes(of: hash.littleEndian) { data.append(contentsOf: $0) } }
+        return data
+    }
+
+    static func decode(_ data: Data?) -> [UInt64] {
+        guard let data, data.count % 8 == 0 else { return [] }
+        return stride(from: 0, to: data.count, by: 8).map { offset in
+            data[data.startIndex + offset ..< data.startIndex + offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        }
+    }
 }

@@ -229,54 +229,115 @@ public nonisolated struct Cull_V1_Job: Sendable {
   fileprivate var _options: Cull_V1_AnalysisOptions? = nil
 }
 
-public nonisolated struct Cull_V1_Features: Sendable {
+public nonisolated struct Cull_V1_Features: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
   /// 32 bytes, of the file's bytes
-  public var sha256: Data = Data()
+  public var sha256: Data {
+    get {_storage._sha256}
+    set {_uniqueStorage()._sha256 = newValue}
+  }
 
   /// 64-bit DCT perceptual hash
-  public var phash: UInt64 = 0
+  public var phash: UInt64 {
+    get {_storage._phash}
+    set {_uniqueStorage()._phash = newValue}
+  }
 
   /// 64-bit difference hash
-  public var dhash: UInt64 = 0
+  public var dhash: UInt64 {
+    get {_storage._dhash}
+    set {_uniqueStorage()._dhash = newValue}
+  }
 
   /// pixel size of the full image, after EXIF orientation
-  public var width: UInt32 = 0
+  public var width: UInt32 {
+    get {_storage._width}
+    set {_uniqueStorage()._width = newValue}
+  }
 
-  public var height: UInt32 = 0
+  public var height: UInt32 {
+    get {_storage._height}
+    set {_uniqueStorage()._height = newValue}
+  }
 
-  public var fileSize: UInt64 = 0
+  public var fileSize: UInt64 {
+    get {_storage._fileSize}
+    set {_uniqueStorage()._fileSize = newValue}
+  }
 
   /// "jpeg", ...
-  public var format: String = String()
+  public var format: String {
+    get {_storage._format}
+    set {_uniqueStorage()._format = newValue}
+  }
 
   /// EXIF orientation 1...8 (1 when absent)
-  public var orientation: UInt32 = 0
+  public var orientation: UInt32 {
+    get {_storage._orientation}
+    set {_uniqueStorage()._orientation = newValue}
+  }
 
   /// variance of the Laplacian on the reduced image
-  public var sharpness: Double = 0
+  public var sharpness: Double {
+    get {_storage._sharpness}
+    set {_uniqueStorage()._sharpness = newValue}
+  }
 
   /// 0...255
-  public var meanLuma: Double = 0
+  public var meanLuma: Double {
+    get {_storage._meanLuma}
+    set {_uniqueStorage()._meanLuma = newValue}
+  }
 
   /// the reduced size actually decoded
-  public var decodedWidth: UInt32 = 0
+  public var decodedWidth: UInt32 {
+    get {_storage._decodedWidth}
+    set {_uniqueStorage()._decodedWidth = newValue}
+  }
 
-  public var decodedHeight: UInt32 = 0
+  public var decodedHeight: UInt32 {
+    get {_storage._decodedHeight}
+    set {_uniqueStorage()._decodedHeight = newValue}
+  }
 
   /// EXIF DateTimeOriginal (+ OffsetTimeOriginal), as written
-  public var captureTime: String = String()
+  public var captureTime: String {
+    get {_storage._captureTime}
+    set {_uniqueStorage()._captureTime = newValue}
+  }
 
-  public var cameraMake: String = String()
+  public var cameraMake: String {
+    get {_storage._cameraMake}
+    set {_uniqueStorage()._cameraMake = newValue}
+  }
 
-  public var cameraModel: String = String()
+  public var cameraModel: String {
+    get {_storage._cameraModel}
+    set {_uniqueStorage()._cameraModel = newValue}
+  }
+
+  /// pHashes of the 50 crop windows, in order: 25 of 90% (offsets 0...10% in 2.5% steps, row
+  /// by row), then 25 of 80% (offsets 0...20% in 5% steps). See docs/FEATURES.md. Empty from
+  /// workers before pipeline 3.
+  public var windowPhash: [UInt64] {
+    get {_storage._windowPhash}
+    set {_uniqueStorage()._windowPhash = newValue}
+  }
+
+  /// 32x32 gray levels of the oriented frame, row-major (1024 bytes)
+  public var thumbnail: Data {
+    get {_storage._thumbnail}
+    set {_uniqueStorage()._thumbnail = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 public nonisolated struct Cull_V1_Failure: Sendable {
@@ -1160,99 +1221,177 @@ nonisolated extension Cull_V1_Job: SwiftProtobuf.Message, SwiftProtobuf._Message
 
 nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Features"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0")
+
+  fileprivate class _StorageClass {
+    var _sha256: Data = Data()
+    var _phash: UInt64 = 0
+    var _dhash: UInt64 = 0
+    var _width: UInt32 = 0
+    var _height: UInt32 = 0
+    var _fileSize: UInt64 = 0
+    var _format: String = String()
+    var _orientation: UInt32 = 0
+    var _sharpness: Double = 0
+    var _meanLuma: Double = 0
+    var _decodedWidth: UInt32 = 0
+    var _decodedHeight: UInt32 = 0
+    var _captureTime: String = String()
+    var _cameraMake: String = String()
+    var _cameraModel: String = String()
+    var _windowPhash: [UInt64] = []
+    var _thumbnail: Data = Data()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _sha256 = source._sha256
+      _phash = source._phash
+      _dhash = source._dhash
+      _width = source._width
+      _height = source._height
+      _fileSize = source._fileSize
+      _format = source._format
+      _orientation = source._orientation
+      _sharpness = source._sharpness
+      _meanLuma = source._meanLuma
+      _decodedWidth = source._decodedWidth
+      _decodedHeight = source._decodedHeight
+      _captureTime = source._captureTime
+      _cameraMake = source._cameraMake
+      _cameraModel = source._cameraModel
+      _windowPhash = source._windowPhash
+      _thumbnail = source._thumbnail
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularBytesField(value: &self.sha256) }()
-      case 2: try { try decoder.decodeSingularFixed64Field(value: &self.phash) }()
-      case 3: try { try decoder.decodeSingularFixed64Field(value: &self.dhash) }()
-      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
-      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
-      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.fileSize) }()
-      case 7: try { try decoder.decodeSingularStringField(value: &self.format) }()
-      case 8: try { try decoder.decodeSingularUInt32Field(value: &self.orientation) }()
-      case 9: try { try decoder.decodeSingularDoubleField(value: &self.sharpness) }()
-      case 10: try { try decoder.decodeSingularDoubleField(value: &self.meanLuma) }()
-      case 11: try { try decoder.decodeSingularUInt32Field(value: &self.decodedWidth) }()
-      case 12: try { try decoder.decodeSingularUInt32Field(value: &self.decodedHeight) }()
-      case 13: try { try decoder.decodeSingularStringField(value: &self.captureTime) }()
-      case 14: try { try decoder.decodeSingularStringField(value: &self.cameraMake) }()
-      case 15: try { try decoder.decodeSingularStringField(value: &self.cameraModel) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularBytesField(value: &_storage._sha256) }()
+        case 2: try { try decoder.decodeSingularFixed64Field(value: &_storage._phash) }()
+        case 3: try { try decoder.decodeSingularFixed64Field(value: &_storage._dhash) }()
+        case 4: try { try decoder.decodeSingularUInt32Field(value: &_storage._width) }()
+        case 5: try { try decoder.decodeSingularUInt32Field(value: &_storage._height) }()
+        case 6: try { try decoder.decodeSingularUInt64Field(value: &_storage._fileSize) }()
+        case 7: try { try decoder.decodeSingularStringField(value: &_storage._format) }()
+        case 8: try { try decoder.decodeSingularUInt32Field(value: &_storage._orientation) }()
+        case 9: try { try decoder.decodeSingularDoubleField(value: &_storage._sharpness) }()
+        case 10: try { try decoder.decodeSingularDoubleField(value: &_storage._meanLuma) }()
+        case 11: try { try decoder.decodeSingularUInt32Field(value: &_storage._decodedWidth) }()
+        case 12: try { try decoder.decodeSingularUInt32Field(value: &_storage._decodedHeight) }()
+        case 13: try { try decoder.decodeSingularStringField(value: &_storage._captureTime) }()
+        case 14: try { try decoder.decodeSingularStringField(value: &_storage._cameraMake) }()
+        case 15: try { try decoder.decodeSingularStringField(value: &_storage._cameraModel) }()
+        case 16: try { try decoder.decodeRepeatedFixed64Field(value: &_storage._windowPhash) }()
+        case 17: try { try decoder.decodeSingularBytesField(value: &_storage._thumbnail) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if !self.sha256.isEmpty {
-      try visitor.visitSingularBytesField(value: self.sha256, fieldNumber: 1)
-    }
-    if self.phash != 0 {
-      try visitor.visitSingularFixed64Field(value: self.phash, fieldNumber: 2)
-    }
-    if self.dhash != 0 {
-      try visitor.visitSingularFixed64Field(value: self.dhash, fieldNumber: 3)
-    }
-    if self.width != 0 {
-      try visitor.visitSingularUInt32Field(value: self.width, fieldNumber: 4)
-    }
-    if self.height != 0 {
-      try visitor.visitSingularUInt32Field(value: self.height, fieldNumber: 5)
-    }
-    if self.fileSize != 0 {
-      try visitor.visitSingularUInt64Field(value: self.fileSize, fieldNumber: 6)
-    }
-    if !self.format.isEmpty {
-      try visitor.visitSingularStringField(value: self.format, fieldNumber: 7)
-    }
-    if self.orientation != 0 {
-      try visitor.visitSingularUInt32Field(value: self.orientation, fieldNumber: 8)
-    }
-    if self.sharpness.bitPattern != 0 {
-      try visitor.visitSingularDoubleField(value: self.sharpness, fieldNumber: 9)
-    }
-    if self.meanLuma.bitPattern != 0 {
-      try visitor.visitSingularDoubleField(value: self.meanLuma, fieldNumber: 10)
-    }
-    if self.decodedWidth != 0 {
-      try visitor.visitSingularUInt32Field(value: self.decodedWidth, fieldNumber: 11)
-    }
-    if self.decodedHeight != 0 {
-      try visitor.visitSingularUInt32Field(value: self.decodedHeight, fieldNumber: 12)
-    }
-    if !self.captureTime.isEmpty {
-      try visitor.visitSingularStringField(value: self.captureTime, fieldNumber: 13)
-    }
-    if !self.cameraMake.isEmpty {
-      try visitor.visitSingularStringField(value: self.cameraMake, fieldNumber: 14)
-    }
-    if !self.cameraModel.isEmpty {
-      try visitor.visitSingularStringField(value: self.cameraModel, fieldNumber: 15)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      if !_storage._sha256.isEmpty {
+        try visitor.visitSingularBytesField(value: _storage._sha256, fieldNumber: 1)
+      }
+      if _storage._phash != 0 {
+        try visitor.visitSingularFixed64Field(value: _storage._phash, fieldNumber: 2)
+      }
+      if _storage._dhash != 0 {
+        try visitor.visitSingularFixed64Field(value: _storage._dhash, fieldNumber: 3)
+      }
+      if _storage._width != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._width, fieldNumber: 4)
+      }
+      if _storage._height != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._height, fieldNumber: 5)
+      }
+      if _storage._fileSize != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._fileSize, fieldNumber: 6)
+      }
+      if !_storage._format.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._format, fieldNumber: 7)
+      }
+      if _storage._orientation != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._orientation, fieldNumber: 8)
+      }
+      if _storage._sharpness.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._sharpness, fieldNumber: 9)
+      }
+      if _storage._meanLuma.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._meanLuma, fieldNumber: 10)
+      }
+      if _storage._decodedWidth != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._decodedWidth, fieldNumber: 11)
+      }
+      if _storage._decodedHeight != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._decodedHeight, fieldNumber: 12)
+      }
+      if !_storage._captureTime.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._captureTime, fieldNumber: 13)
+      }
+      if !_storage._cameraMake.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._cameraMake, fieldNumber: 14)
+      }
+      if !_storage._cameraModel.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._cameraModel, fieldNumber: 15)
+      }
+      if !_storage._windowPhash.isEmpty {
+        try visitor.visitPackedFixed64Field(value: _storage._windowPhash, fieldNumber: 16)
+      }
+      if !_storage._thumbnail.isEmpty {
+        try visitor.visitSingularBytesField(value: _storage._thumbnail, fieldNumber: 17)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Cull_V1_Features, rhs: Cull_V1_Features) -> Bool {
-    if lhs.sha256 != rhs.sha256 {return false}
-    if lhs.phash != rhs.phash {return false}
-    if lhs.dhash != rhs.dhash {return false}
-    if lhs.width != rhs.width {return false}
-    if lhs.height != rhs.height {return false}
-    if lhs.fileSize != rhs.fileSize {return false}
-    if lhs.format != rhs.format {return false}
-    if lhs.orientation != rhs.orientation {return false}
-    if lhs.sharpness != rhs.sharpness {return false}
-    if lhs.meanLuma != rhs.meanLuma {return false}
-    if lhs.decodedWidth != rhs.decodedWidth {return false}
-    if lhs.decodedHeight != rhs.decodedHeight {return false}
-    if lhs.captureTime != rhs.captureTime {return false}
-    if lhs.cameraMake != rhs.cameraMake {return false}
-    if lhs.cameraModel != rhs.cameraModel {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._sha256 != rhs_storage._sha256 {return false}
+        if _storage._phash != rhs_storage._phash {return false}
+        if _storage._dhash != rhs_storage._dhash {return false}
+        if _storage._width != rhs_storage._width {return false}
+        if _storage._height != rhs_storage._height {return false}
+        if _storage._fileSize != rhs_storage._fileSize {return false}
+        if _storage._format != rhs_storage._format {return false}
+        if _storage._orientation != rhs_storage._orientation {return false}
+        if _storage._sharpness != rhs_storage._sharpness {return false}
+        if _storage._meanLuma != rhs_storage._meanLuma {return false}
+        if _storage._decodedWidth != rhs_storage._decodedWidth {return false}
+        if _storage._decodedHeight != rhs_storage._decodedHeight {return false}
+        if _storage._captureTime != rhs_storage._captureTime {return false}
+        if _storage._cameraMake != rhs_storage._cameraMake {return false}
+        if _storage._cameraModel != rhs_storage._cameraModel {return false}
+        if _storage._windowPhash != rhs_storage._windowPhash {return false}
+        if _storage._thumbnail != rhs_storage._thumbnail {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,96 @@
+/// A 32×32 area-averaged grayscale thumbnail of the whole (oriented) frame, and the aligned,
+/// occlusion-tolerant comparison that confirms a near-duplicate candidate.
+///
+/// Hashes find candidates cheaply but keep one bit per coefficient, so two different dark
+/// photos that carry the same white watermark can hash alike. The thumbnail keeps the layout
+/// itself: a candidate pair is confirmed by resampling the matching windows of both
+/// thumbnails to 12×12, replacing each cell by its rank (so brightness, contrast and gamma
+/// edits cancel and a bright overlay cannot set the scale), and taking the mean absolute
+/// difference of the best 90% of cells (so a local overlay, up to a tenth of the frame, is
+/// left out rather than averaged in).
+public enum LayoutThumbnail {
+    public static let side = 32
+    /// Cells per side when two windows are compared.
+    public static let comparisonSide = 12
+    /// The share of cells, worst first, left out of the difference.
+    public static let trimmedShare = 0.1
+    /// Values closer than this (in gray levels) count as equal when ranking.
+    static let tieWidth: Float = 0.1
+
+    public static func make(_ sampler: AreaSampler) -> [UInt8] {
+        sampler.cells(.full, columns: side, rows: side).map { UInt8(max(0, min(255, $0.rounded()))) }
+    }
+
+    /// The cells of `window` of a thumbnail, box-filtered to `comparisonSide`², as ranks.
+    /// Box filtering (not point sampling) integrates the thumbnail's pixels exactly, so a
+    /// window of the original and the whole frame of its crop come out nearly equal.
+    public static func cells(of thumbnail: [UInt8], in window: FeatureWindow) -> [Float] {
+        precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
+        let n = comparisonSide
+        let rows = boxWeights(start: window.y, length: window.height, cells: n)
+        let columns = boxWeights(start: window.x, length: window.width, cells: n)
+        // First rows (n × side), then columns (n × n).
+        var rowPass = [Float](repeating: 0, count: n * side)
+        for (cell, weights) in rows.enumerated() {
+            for (sourceRow, weight) in weights {
+                for x in 0..<side { rowPass[cell * side + x] += Float(thumbnail[sourceRow * side + x]) * weight }
+            }
+        }
+        var out = [Float](repeating: 0, count: n * n)
+        for cellY in 0..<n {
+            for (cellX, weights) in columns.enumerated() {
+                var sum: Float = 0
+                for (sourceColumn, weight) in weights { sum += rowPass[cellY * side + sourceColumn] * weight }
+                out[cellY * n + cellX] = sum
+            }
+        }
+        return ranks(out)
+    }
+
+    /// Each value replaced by its rank among all of them, scaled to 0...1 (ties share their
+    /// mean rank; values within a tenth of a gray level are ties). Ranks do not change under
+    /// any tone curve that keeps order, so brightness, contrast and gamma edits cancel, and
+    /// clipped highlights only become ties.
+    static func ranks(_ values: [Float]) -> [Float] {
+        let order = values.indices.sorted { values[$0] < values[$1] }
+        var out = [Float](repeating: 0, count: values.count)
+        var start = 0
+        while start < order.count {
+            var end = start + 1
+            while end < order.count && values[order[end]] - values[order[start]] < tieWidth { end += 1 }
+            let rank = Float(start + end - 1) / 2 / Float(values.count)
+            for position in start..<end { out[order[position]] = rank }
+            start = end
+        }
+        return out
+    }
+
+    /// Mean absolute difference of two windows' normalised cells, the worst `trimmedShare`
+    /// left out. Same photo: under 0.05 for re-encodes and tone edits, about 0.15 at most for
+    /// a crop of a textured photo; different photos: 0.2 and up (docs/FEATURES.md).
+    public static func difference(_ a: [Float], _ b: [Float]) -> Float {
+        precondition(a.count == b.count && !a.isEmpty)
+        var errors = zip(a, b).map { abs($0 - $1) }
+        errors.sort()
+        let kept = max(1, Int(Double(errors.count) * (1 - trimmedShare)))
+        return errors[..<kept].reduce(0, +) / Float(kept)
+    }
+
+    /// For each of `cells` output cells over [start, start + length) of the unit interval:
+    /// the thumbnail rows (or columns) it covers and their normalised weights.
+    private static func boxWeights(start: Double, length: Double, cells: Int) -> [[(Int, Float)]] {
+        (0..<cells).map { cell in
+            let lo = (start + length * Double(cell) / Double(cells)) * Double(side)
+            let hi = (start + length * Double(cell + 1) / Double(cells)) * Double(side)
+            var weights: [(Int, Float)] = []
+            var position = max(0, Int(lo.rounded(.down)))
+            while Double(position) < hi && position < side {
+                let overlap = min(hi, Double(position + 1)) - max(lo, Double(position))
+                if overlap > 0 { weights.append((position, Float(overlap))) }
+                position += 1
+            }
+            let total = weights.reduce(Float(0)) { $0 + $1.1 }
+            return weights.map { ($0.0, $0.1 / total) }
+        }
+    }
+}

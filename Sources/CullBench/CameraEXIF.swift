@@ -1,0 +1,86 @@
+import Foundation
+
+/// The EXIF block a camera writes, built with `TIFFWriter`: IFD0 (camera, orientation, file
+/// time), the Exif sub-IFD (capture time with its UTC offset, exposure, pixel size) and IFD1
+/// holding a small JPEG thumbnail, so readers parse as much as they would in a real file.
+enum CameraEXIF {
+    struct Shot {
+        var width: Int
+        var height: Int
+        /// "YYYY:MM:DD HH:MM:SS", as EXIF writes dates.
+        var captureTime: String
+        var utcOffset = "+02:00"
+        var make = "Cull Bench Optics"
+        var model = "CB-12 (synthetic 12 MP)"
+    }
+
+    static func block(for shot: Shot, thumbnail: [UInt8]) -> [UInt8] {
+        let ifd0 = self.ifd0(shot, exifIFDOffset: 0)
+        let exif = exifIFD(shot)
+        let ifd1 = self.ifd1(thumbnailOffset: 0, length: thumbnail.count)
+        let exifOffset = TIFFWriter.headerSize + TIFFWriter.size(of: ifd0)
+        let ifd1Offset = exifOffset + TIFFWriter.size(of: exif)
+        let thumbnailOffset = ifd1Offset + TIFFWriter.size(of: ifd1)
+        return TIFFWriter.block(
+            ifds: [self.ifd0(shot, exifIFDOffset: exifOffset), exif,
+                   self.ifd1(thumbnailOffset: thumbnailOffset, length: thumbnail.count)],
+            // The sub-IFD is reached through tag 0x8769, not the chain; IFD0's next is IFD1.
+            nextIFD: [UInt32(ifd1Offset), 0, 0],
+            trailer: thumbnail
+        )
+    }
+
+    /// A capture time for photo `index` of a set: one shot every 37 seconds through June 2024.
+    static func captureTime(index: Int) -> String {
+        let seconds = index * 37
+        let day = 1 + (seconds / 86_400) % 30
+        let time = 8 * 3600 + seconds % 43_200  // daylight hours
+        return String(format: "2024:06:%02d %02d:%02d:%02d", day, time / 3600, time / 60 % 60, time % 60)
+    }
+
+    private static func ifd0(_ shot: Shot, exifIFDOffset: Int) -> [TIFFWriter.Entry] {
+        [
+            .ascii(0x010F, shot.make),
+            .ascii(0x0110, shot.model),
+            .short(0x0112, 1),                // Orientation: as stored
+            .rational(0x011A, 72, 1),         // XResolution
+            .rational(0x011B, 72, 1),         // YResolution
+            .short(0x0128, 2),                // ResolutionUnit: inches
+            .ascii(0x0131, "cull-bench"),     // Software
+            .ascii(0x0132, shot.captureTime), // DateTime
+            .short(0x0213, 2),                // YCbCrPositioning: co-sited
+            .long(0x8769, UInt32(exifIFDOffset)),
+        ]
+    }
+
+    private static func exifIFD(_ shot: Shot) -> [TIFFWriter.Entry] {
+        [
+            .rational(0x829A, 1, 125),        // ExposureTime
+            .rational(0x829D, 56, 10),        // FNumber
+            .short(0x8822, 2),                // ExposureProgram: normal
+            .short(0x8827, 200),              // ISO
+            .undefined(0x9000, Array("0232".utf8)),
+            .ascii(0x9003, shot.captureTime), // DateTimeOriginal
+            .ascii(0x9004, shot.captureTime), // DateTimeDigitized
+            .ascii(0x9010, shot.utcOffset),   // OffsetTime
+            .ascii(0x9011, shot.utcOffset),   // OffsetTimeOriginal
+            .undefined(0x9101, [1, 2, 3, 0]), // ComponentsConfiguration: YCbCr
+            .rational(0x920A, 50, 1),         // FocalLength
+            .undefined(0xA000, Array("0100".utf8)),
+            .short(0xA001, 1),                // ColorSpace: sRGB
+            .long(0xA002, UInt32(shot.width)),
+            .long(0xA003, UInt32(shot.height)),
+        ]
+    }
+
+    private static func ifd1(thumbnailOffset: Int, length: Int) -> [TIFFWriter.Entry] {
+        [
+            .short(0x0103, 6),                // Compression: JPEG (old-style thumbnail)
+            .rational(0x011A, 72, 1),
+            .rational(0x011B, 72, 1),
+            .short(0x0128, 2),
+            .long(0x0201, UInt32(thumbnailOffset)), // JPEGInterchangeFormat
+            .long(0x0202, UInt32(length)),          // JPEGInterchangeFormatLength
+        ]
+    }
+}
