@@ -52,8 +52,10 @@ public enum PhotoAnalyzer {
             return features(.webp, image, width: width, height: height, metadata: PhotoMetadata())
         case .heif:
             let decoded = try HEIFDecoder.decodeGray(bytes, path: path, maxPixels: options.maxPixels, usePreviews: options.usePreviews)
-            return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), width: decoded.image.width,
-                            height: decoded.image.height, metadata: decoded.metadata)
+            // decoded.width/height are the primary image's (displayed) size, also when a
+            // thumbnail was decoded in its place.
+            return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), width: decoded.width,
+                            height: decoded.height, metadata: decoded.metadata)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images are not supported by this worker (pipeline \(pipelineVersion))")
         }

@@ -31,6 +31,11 @@ struct CoordinatorOptions: ParsableArguments {
     @Option(help: "pHash distance (bits of 64) at or under which two whole frames are near-duplicate candidates; each is confirmed on layout thumbnails (docs/FEATURES.md).")
     var threshold: Int = 10
 
+    @Option(help: ArgumentHelp(
+        "Embedded previews: 'auto' analyses a photo's EXIF or HEIF thumbnail instead of the main image when it is at least 120 pixels on its short side and shows the same frame; 'never' always decodes the main image.",
+        discussion: "Changing it affects photos analysed from then on; docs/FEATURES.md has the accuracy measured either way."))
+    var previews: PreviewChoice = .auto
+
     func validate() throws {
         guard jobSize > 0, fetchTimeout > 0, jobDeadline > 0, maxAttempts > 0, heartbeatMs >= 10, liveness > 0,
               maxMegapixels > 0, maxFileMb > 0, (0...32).contains(threshold) else {
@@ -48,7 +53,14 @@ struct CoordinatorOptions: ParsableArguments {
         configuration.heartbeatLiveness = liveness
         configuration.analysis.maxPixels = maxMegapixels * 1_000_000
         configuration.analysis.maxFileBytes = maxFileMb << 20
+        configuration.analysis.usePreviews = previews == .auto
         configuration.nearThreshold = threshold
         return configuration
     }
+}
+
+/// `--previews`.
+enum PreviewChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case never
+    case auto
 }
