@@ -13,6 +13,8 @@ holdout=${2:-/tmp/holdout-corpus}
 [ -f "$corpus/truth.csv" ] || python3 "$shared/build-corpus.py" --out "$corpus"
 [ -f "$holdout/truth.csv" ] || python3 bench/holdout-corpus.py "$holdout"
 python3 -c 'import imagehash' 2>/dev/null || python3 -m pip install -q imagehash
+python3 -c 'import piexif' 2>/dev/null || python3 -m pip install -q piexif
+command -v heif-enc >/dev/null || apt-get install -y -q libheif-examples >/dev/null
 swift build -c release >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -30,12 +32,13 @@ with open(os.path.join(dst, "truth.csv"), "w", newline="") as fh:
     w.writerows([r["path"], r["group"], r["transform"]] for r in rows)
 PY
 
-cull_groups() {  # root -> path,group CSV relative to root
-  .build/release/cull run "$1/photos" --db "$work/$2.sqlite" --format csv 2>"$work/$2.err" \
+cull_groups() {  # root name [cull options] -> path,group CSV relative to root
+  local root=$1 name=$2; shift 2
+  .build/release/cull run "$root/photos" --db "$work/$name.sqlite" --format csv "$@" 2>"$work/$name.err" \
     | python3 -c 'import csv,os,sys
 root=sys.argv[1]; w=csv.writer(sys.stdout); w.writerow(["path","group"])
-for r in csv.DictReader(sys.stdin): w.writerow([os.path.relpath(r["path"], root), r["group"]])' "$1" > "$work/$2.csv"
-  tail -1 "$work/$2.err" >&2 || true
+for r in csv.DictReader(sys.stdin): w.writerow([os.path.relpath(r["path"], root), r["group"]])' "$root" > "$work/$name.csv"
+  tail -1 "$work/$name.err" >&2 || true
 }
 
 for part in jpeg all holdout; do
@@ -47,4 +50,13 @@ for part in jpeg all holdout; do
   echo "-- imagehash phash (peer, default)"; python3 "$shared/score.py" "$root" "$work/peer-$part.csv"
   python3 "$shared/peer_imagehash.py" "$root" "$work/peer-exif-$part.csv" --exif 2>&1 | tail -1
   echo "-- imagehash phash --exif (peer, EXIF-aware)"; python3 "$shared/score.py" "$root" "$work/peer-exif-$part.csv"
+done
+
+# --previews: the development corpus with camera-style previews embedded (bench/with-previews.py),
+# cull with previews never and auto on the same files.
+python3 bench/with-previews.py "$corpus" "$work/previews" >&2
+for mode in never auto; do
+  echo "== development corpus with embedded previews, cull --previews $mode"
+  cull_groups "$work/previews" "cull-previews-$mode" --previews "$mode"
+  python3 "$shared/score.py" "$work/previews" "$work/cull-previews-$mode.csv"
 done

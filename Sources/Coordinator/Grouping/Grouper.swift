@@ -51,11 +51,10 @@ struct Grouper: Sendable {
         let representatives = photos.indices.filter { index in
             photos[index].sha256.isEmpty || firstWithDigest[photos[index].sha256] == index
         }
-        var confirmer = Confirmer(photos: photos, grouper: self)
         forEachCandidate(representatives.map { photos[$0] }) { a, b, pairing in
             let i = representatives[a], j = representatives[b]
             guard sets.find(i) != sets.find(j) else { return }
-            if confirmer.confirms(i, j, pairing) { sets.union(i, j) }
+            if confirms(photos[i], photos[j], pairing) { sets.union(i, j) }
         }
 
         var components: [Int: [Int]] = [:]
@@ -122,6 +121,23 @@ struct Grouper: Sendable {
         }
     }
 
+    /// Whether the layout thumbnails confirm a candidate pairing. The cells are recomputed per
+    /// candidate rather than cached: a few microseconds each, and memory stays bounded by the
+    /// photos, not by the number of candidates.
+    func confirms(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Pairing) -> Bool {
+        let side = LayoutThumbnail.side
+        guard a.thumbnail.count == side * side, b.thumbnail.count == side * side else {
+            // Rows from before pipeline 3: the whole frames only, pHash and dHash.
+            return pairing == Pairing(slotA: 0, slotB: 0) && PerceptualHash.distance(a.dHash, b.dHash) <= dHashThreshold
+        }
+        let limit = pairing.slotA == 0 && pairing.slotB == 0 ? frameConfirmation : windowConfirmation
+        return LayoutThumbnail.difference(Self.cells(a, pairing.slotA), Self.cells(b, pairing.slotB)) <= limit
+    }
+
+    private static func cells(_ photo: GroupingPhoto, _ slot: Int) -> [Float] {
+        LayoutThumbnail.cells(of: photo.thumbnail, in: slot == 0 ? .full : FeatureWindow.crops[slot - 1])
+    }
+
     /// The smallest pHash distance between the two photos over the pairings grouping uses
     /// (what the groups listing reports as a member's distance to its keeper).
     static func closestHashDistance(_ a: GroupingPhoto, _ b: GroupingPhoto) -> Int {
@@ -137,37 +153,6 @@ struct Grouper: Sendable {
     }
 }
 
-/// Confirms candidate pairings, computing each photo's window cells at most once.
-struct Confirmer {
-    let photos: [GroupingPhoto]
-    let grouper: Grouper
-    private var cells: [Int: [Float]] = [:]
-
-    init(photos: [GroupingPhoto], grouper: Grouper) {
-        self.photos = photos
-        self.grouper = grouper
-    }
-
-    mutating func confirms(_ a: Int, _ b: Int, _ pairing: Grouper.Pairing) -> Bool {
-        let side = LayoutThumbnail.side
-        guard photos[a].thumbnail.count == side * side, photos[b].thumbnail.count == side * side else {
-            // Rows from before pipeline 3: the whole frames only, pHash and dHash.
-            return pairing == Grouper.Pairing(slotA: 0, slotB: 0)
-                && PerceptualHash.distance(photos[a].dHash, photos[b].dHash) <= grouper.dHashThreshold
-        }
-        let limit = pairing.slotA == 0 && pairing.slotB == 0 ? grouper.frameConfirmation : grouper.windowConfirmation
-        return LayoutThumbnail.difference(windowCells(a, pairing.slotA), windowCells(b, pairing.slotB)) <= limit
-    }
-
-    private mutating func windowCells(_ photo: Int, _ slot: Int) -> [Float] {
-        let key = photo &* 64 &+ slot
-        if let known = cells[key] { return known }
-        let window = slot == 0 ? FeatureWindow.full : FeatureWindow.crops[slot - 1]
-        let computed = LayoutThumbnail.cells(of: photos[photo].thumbnail, in: window)
-        cells[key] = computed
-        return computed
-    }
-}
 /// Union-find with path halving and union by size.
 struct DisjointSets {
     private var parent: [Int]
