@@ -10,6 +10,7 @@ packages=(
   libpng-dev            # PNG decode (CPNG)
   libwebp-dev           # WebP decode with scaling (CWebP)
   libheif-dev           # HEIC/HEIF decode (CHeif; HEVC through libde265)
+  libheif-examples      # heif-enc: tests write HEICs with thumbnail items (--previews)
   libsqlite3-dev        # SQLite for GRDB
   python3               # sample-library scripts and corpus scoring
 )
