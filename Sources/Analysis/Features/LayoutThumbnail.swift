@@ -21,30 +21,13 @@ public enum LayoutThumbnail {
         sampler.cells(.full, columns: side, rows: side).map { UInt8(max(0, min(255, $0.rounded()))) }
     }
 
-    /// The cells of `window` of a thumbnail, box-filtered to `comparisonSide`², as ranks.
-    /// Box filtering (not point sampling) integrates the thumbnail's pixels exactly, so a
+    /// The cells of `window` of a thumbnail, area-averaged to `comparisonSide`², as ranks.
+    /// Area averaging (not point sampling) integrates the thumbnail's pixels exactly, so a
     /// window of the original and the whole frame of its crop come out nearly equal.
     public static func cells(of thumbnail: [UInt8], in window: FeatureWindow) -> [Float] {
         precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
-        let n = comparisonSide
-        let rows = boxWeights(start: window.y, length: window.height, cells: n)
-        let columns = boxWeights(start: window.x, length: window.width, cells: n)
-        // First rows (n × side), then columns (n × n).
-        var rowPass = [Float](repeating: 0, count: n * side)
-        for (cell, weights) in rows.enumerated() {
-            for (sourceRow, weight) in weights {
-                for x in 0..<side { rowPass[cell * side + x] += Float(thumbnail[sourceRow * side + x]) * weight }
-            }
-        }
-        var out = [Float](repeating: 0, count: n * n)
-        for cellY in 0..<n {
-            for (cellX, weights) in columns.enumerated() {
-                var sum: Float = 0
-                for (sourceColumn, weight) in weights { sum += rowPass[cellY * side + sourceColumn] * weight }
-                out[cellY * n + cellX] = sum
-            }
-        }
-        return ranks(out)
+        let image = GrayImage(width: side, height: side, pixels: thumbnail)
+        return ranks(AreaSampler(image).cells(window, columns: comparisonSide, rows: comparisonSide))
     }
 
     /// Each value replaced by its rank among all of them, scaled to 0...1 (ties share their
@@ -74,23 +57,5 @@ public enum LayoutThumbnail {
         errors.sort()
         let kept = max(1, Int(Double(errors.count) * (1 - trimmedShare)))
         return errors[..<kept].reduce(0, +) / Float(kept)
-    }
-
-    /// For each of `cells` output cells over [start, start + length) of the unit interval:
-    /// the thumbnail rows (or columns) it covers and their normalised weights.
-    private static func boxWeights(start: Double, length: Double, cells: Int) -> [[(Int, Float)]] {
-        (0..<cells).map { cell in
-            let lo = (start + length * Double(cell) / Double(cells)) * Double(side)
-            let hi = (start + length * Double(cell + 1) / Double(cells)) * Double(side)
-            var weights: [(Int, Float)] = []
-            var position = max(0, Int(lo.rounded(.down)))
-            while Double(position) < hi && position < side {
-                let overlap = min(hi, Double(position + 1)) - max(lo, Double(position))
-                if overlap > 0 { weights.append((position, Float(overlap))) }
-                position += 1
-            }
-            let total = weights.reduce(Float(0)) { $0 + $1.1 }
-            return weights.map { ($0.0, $0.1 / total) }
-        }
     }
 }
