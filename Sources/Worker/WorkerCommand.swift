@@ -1,4 +1,5 @@
 import ArgumentParser
+import CZeroMQ
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -38,31 +39,28 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Jobs held at once: the credit offered to the coordinator (default: 2 x compute threads).")
     var capacity: Int?
 
-    @Option(help: "Heartbeat interval in milliseconds.")
-    var heartbeatMs: Int = 1000
-
-    @Option(help: "Missed heartbeats after which the coordinator is presumed gone.")
-    var liveness: Int = 5
-
     @Option(help: "Stuck reads at which the worker exits with status 75 to be restarted.")
     var maxStuckReads: Int = 16
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
-    var logLevel: String?
+    @Option(help: .hidden)
+    var exitWithParent: Int32?
+
+    @OptionGroup var daemonOptions: DaemonOptions
 
     func validate() throws {
-        guard fetchThreads > 0, (computeThreads ?? 1) > 0, (capacity ?? 1) > 0, heartbeatMs >= 10, liveness >= 1, maxStuckReads >= 1 else {
-            throw ValidationError("thread counts, capacity, liveness and --max-stuck-reads must be positive; --heartbeat-ms at least 10")
+        guard fetchThreads > 0, (computeThreads ?? 1) > 0, (capacity ?? 1) > 0, maxStuckReads >= 1 else {
+            throw ValidationError("thread counts, capacity and --max-stuck-reads must be positive")
         }
     }
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let level = logLevel.flatMap(Logger.Level.init(rawValue:)) ?? LoggingSetup.level(from: environment, default: .info)
-        LoggingSetup.bootstrap(level: level)
+        LoggingSetup.bootstrap(level: daemonOptions.level(environment: environment, default: .info))
         let logger = Logger(label: "cull-worker")
+        let watchdog = PoolWatchdog.forDaemon(daemonOptions, environment: environment, logger: logger)
+        defer { watchdog?.stop() }
 
-        let host = ProcessInfo.processInfo.hostName
+        let host = HostName.current
         let compute = computeThreads ?? ProcessInfo.processInfo.activeProcessorCount
         let configuration = WorkerConfiguration(
             endpoint: connect,
@@ -71,25 +69,63 @@ struct WorkerCommand: AsyncParsableCommand {
             capacity: capacity ?? 2 * compute,
             fetchThreads: fetchThreads,
             computeThreads: compute,
-            heartbeatInterval: .milliseconds(heartbeatMs),
-            heartbeatLiveness: liveness,
-            maxAbandonedFetches: maxStuckReads
+            heartbeatInterval: daemonOptions.heartbeatInterval,
+            heartbeatLiveness: daemonOptions.liveness,
+            maxAbandonedFetches: maxStuckReads,
+            parentProcess: exitWithParent
         )
-        let daemon = WorkerDaemon(configuration: configuration, faults: FaultInjection(environment: environment), logger: logger)
-        let watchdog = PoolWatchdog.forDaemon(environment: ProcessInfo.processInfo.environment, logger: logger)
-        defer { watchdog?.stop() }
-        let group = ServiceGroup(configuration: .init(
-            services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
+        let socket: WorkerSocket
         do {
-            try await group.run()
+            socket = try await WorkerSocket.open(configuration, logger: logger)
         } catch let error as ZMQError {
             logger.critical("cannot use the coordinator endpoint \(connect): \(error.message)")
             throw ExitCode(WorkerExitStatus.usage.rawValue)
         }
+        let daemon = WorkerDaemon(configuration: configuration, transport: socket.thread, faults: FaultInjection(environment: environment), logger: logger)
+        let services = daemon.services
+        let group = ServiceGroup(configuration: .init(
+            services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        ))
+        try await group.run()
+        await socket.close()
         let status = daemon.exitStatus
         if status != .normal { throw ExitCode(status.rawValue) }
+    }
+}
+
+/// The worker's DEALER socket and its context, opened and closed off the cooperative pool
+/// (creating a context, connecting and `zmq_ctx_term` are blocking calls).
+struct WorkerSocket: Sendable {
+    let context: ZMQContext
+    let thread: SocketThread
+
+    static func open(_ configuration: WorkerConfiguration, logger: Logger) async throws -> WorkerSocket {
+        try await Shared.onOwnThread {
+            let context = try ZMQContext()
+            do {
+                let thread = try SocketThread(name: "cull-worker.dealer", context: context, type: .dealer, logger: logger) { socket in
+                    try socket.setOption(ZMQ_ROUTING_ID, bytes: Array(configuration.workerID.utf8))
+                    try socket.setOption(ZMQ_LINGER, Int32(1000))
+                    try socket.setOption(ZMQ_MAXMSGSIZE, WireProtocol.maxMessageBytes)
+                    try socket.setOption(ZMQ_RECONNECT_IVL, Int32(100))
+                    try socket.setOption(ZMQ_RECONNECT_IVL_MAX, Int32(5000))
+                    try socket.setOption(ZMQ_SNDHWM, Int32(1000))
+                    try socket.setOption(ZMQ_RCVHWM, Int32(1000))
+                    try socket.connect(configuration.endpoint)
+                }
+                return WorkerSocket(context: context, thread: thread)
+            } catch {
+                context.terminate()
+                throw error
+            }
+        }
+    }
+
+    func close() async {
+        await thread.shutdown()
+        let context = self.context
+        try? await Shared.onOwnThread { context.terminate() }
     }
 }

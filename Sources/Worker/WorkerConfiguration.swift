@@ -11,10 +11,13 @@ struct WorkerConfiguration: Sendable {
     var heartbeatLiveness: Int
     /// Stuck (timed-out, still blocked) fetches at which the worker recycles itself.
     var maxAbandonedFetches: Int
+    /// `cull run`'s workers: exit when this process is no longer our parent (it died), so no
+    /// worker outlives the run that started it.
+    var parentProcess: Int32?
 }
 
 /// Exit statuses a supervisor can act on (documented in deploy/ and `cull-worker --help`).
-enum WorkerExitStatus: Int32 {
+enum WorkerExitStatus: Int32, Sendable {
     case normal = 0
     /// Too many fetches are stuck in the kernel: restart me (EX_TEMPFAIL).
     case recycle = 75

@@ -33,7 +33,7 @@ struct StoreFenceTests {
     }
 
     func analysedCount(_ store: CullStore) async throws -> Int {
-        try await store.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM photos WHERE status = 'analysed'") ?? 0 }
+        try await store.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM photos WHERE status = 'analysed'") ?? 0 }
     }
 
     @Test("the dispatched attempt is applied once; a repeat, an old attempt or another worker change nothing")
@@ -45,7 +45,7 @@ struct StoreFenceTests {
         let job = try #require(jobs.first)
         let first = try await store.recordDispatches([(job.jobID, "w1")])
         let attempt1 = try #require(first[job.jobID])
-        _ = try await store.requeue(jobIDs: [job.jobID])
+        _ = try await store.takeBack([.init(jobID: job.jobID, attempt: attempt1)], kind: .timeout, why: "test", suspect: false, maxDispatches: 3)
         let second = try await store.recordDispatches([(job.jobID, "w2")])
         let attempt2 = try #require(second[job.jobID])
         #expect(attempt2 > attempt1, "attempt tokens only grow")
@@ -127,12 +127,47 @@ struct StoreFenceTests {
         let job = try #require(try await store.recordWalkBatch(scan: scan, files: walked(1), jobSize: 1).first)
         let before = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
         store = try await openStore()
-        let recovered = try await store.unfinishedJobs()
+        let recovered = try await store.recoverJobs()
         #expect(recovered.map(\.jobID) == [job.jobID])
         let after = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
         #expect(after > before)
         let stale = try await store.applyResults([ReceivedResult(result: result(job, attempt: before), workerID: "w", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         #expect(stale.duplicate == 1, "the pre-restart attempt no longer matches")
+    }
+
+    @Test("taking a job back is fenced by attempt, and requeue, split and fail each happen in one step")
+    func takeBackFence() async throws {
+        let store = try await CullStore.inMemory(on: BlockingQueue(label: "test", limit: 1))
+        let (scan, _) = try await store.startScan(root: "/lib")
+        let jobs = try await store.recordWalkBatch(scan: scan, files: walked(3), jobSize: 2)
+        let (pair, single) = (jobs[0], jobs[1])
+        #expect(pair.photos.count == 2 && single.photos.count == 1)
+
+        var attempt = try #require(try await store.recordDispatches([(pair.jobID, "w")])[pair.jobID])
+        let stale = try await store.takeBack([.init(jobID: pair.jobID, attempt: attempt - 1)], kind: .timeout, why: "t", suspect: false, maxDispatches: 2)
+        #expect(stale.refused == 1 && stale.queue.isEmpty, "an old attempt's deadline takes nothing back")
+        let first = try await store.takeBack([.init(jobID: pair.jobID, attempt: attempt)], kind: .timeout, why: "t", suspect: false, maxDispatches: 2)
+        #expect(first.queue.map(\.jobID) == [pair.jobID] && first.refused == 0)
+        let again = try await store.takeBack([.init(jobID: pair.jobID, attempt: attempt)], kind: .timeout, why: "t", suspect: false, maxDispatches: 2)
+        #expect(again.refused == 1, "taking the same dispatch back twice does nothing the second time")
+
+        attempt = try #require(try await store.recordDispatches([(pair.jobID, "w")])[pair.jobID])
+        let split = try await store.takeBack([.init(jobID: pair.jobID, attempt: attempt)], kind: .workerLost, why: "t", suspect: true, maxDispatches: 2)
+        #expect(split.split == [pair.jobID])
+        #expect(split.queue.count == 2 && split.queue.allSatisfy { $0.photos.count == 1 && $0.runsAlone }, "one job per photo, each suspected")
+
+        let lone = split.queue[0]
+        for _ in 0..<2 {
+            let token = try #require(try await store.recordDispatches([(lone.jobID, "w")])[lone.jobID])
+            let outcome = try await store.takeBack([.init(jobID: lone.jobID, attempt: token)], kind: .workerLost, why: "it crashed", suspect: true, maxDispatches: 2)
+            if outcome.failed == [lone.jobID] {
+                #expect(outcome.scansToCheck == [scan.id])
+            }
+        }
+        let failed = try await store.failures(scan: scan, limit: 10)
+        #expect(failed.count == 1 && failed[0].kind == "worker_lost" && failed[0].message.contains("it crashed"))
+        let counted = try #require(try await store.scan(id: scan.id))
+        #expect(counted.done == 1 && counted.failed == 1)
     }
 
     @Test("an unwritable database path gets a message saying what to do")

@@ -20,13 +20,13 @@ struct ControlClient: Sendable {
                 try socket.connect(endpoint)
             }
         } catch let error as ZMQError {
-            await CoordinatorDaemon.terminate(context)
+            try? await onOwnThread { context.terminate() }
             throw CLIError("cannot use control endpoint \(endpoint): \(error.message)")
         }
         socket.send(WireCodec.encode(command))
         let reply = await withTimeout(timeout) { await socket.inbox.next() }
         await socket.shutdown()
-        await CoordinatorDaemon.terminate(context)
+        try? await onOwnThread { context.terminate() }
         guard let reply else {
             throw CLIError("""
                 no answer from cull serve at \(endpoint) within \(timeout.millisecondsDescription). \

@@ -1,8 +1,9 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ServiceLifecycle
+import UnixSignals
 import Shared
-import Synchronization
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -12,7 +13,8 @@ struct RunCommand: AsyncParsableCommand {
             Starts a coordinator inside this process and --workers local cull-worker processes on \
             a private endpoint (it never collides with a running `cull serve`), scans DIR, prints \
             the groups and exits. Results are kept in --db, so running it again on the same \
-            folder only analyses new and changed files.
+            folder only analyses new and changed files. Ctrl-C or SIGTERM stops the workers and \
+            keeps what was analysed; exit status 130 then.
             """
     )
 
@@ -34,6 +36,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Log what the coordinator and workers do.")
     var verbose = false
 
+    @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
     static var defaultDatabase: String {
@@ -53,104 +56,83 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let level: Logger.Level = verbose ? .info : LoggingSetup.level(from: environment, default: .warning)
+        let level = verbose ? .info : daemonOptions.level(environment: environment, default: .warning)
         LoggingSetup.bootstrap(level: level)
         let logger = Logger(label: "cull.run")
-        let watchdog = PoolWatchdog.forDaemon(environment: ProcessInfo.processInfo.environment, logger: logger)
+        let watchdog = PoolWatchdog.forDaemon(daemonOptions, environment: environment, logger: logger)
         defer { watchdog?.stop() }
         let root = absolutePath(directory)
-        let workerCount = workers ?? ProcessInfo.processInfo.activeProcessorCount
 
         try await reportingErrors {
-            let setupQueue = BlockingQueue(label: "cull.run.setup", limit: 1)
-            let store = try await CullStore.open(path: absolutePath(db), on: setupQueue)
-
-            // A private endpoint in a fresh folder only this user can enter.
-            var template = Array((NSTemporaryDirectory() + "cull-run-XXXXXX").utf8CString)
-            guard let made = mkdtemp(&template) else { throw CLIError("cannot create a temporary folder: \(String(cString: strerror(errno)))") }
-            let privateDirectory = String(cString: made)
-            defer { try? FileManager.default.removeItem(atPath: privateDirectory) }
-            let endpoint = "ipc://\(privateDirectory)/work"
-
-            let daemon = CoordinatorDaemon(configuration: options.configuration(work: endpoint, control: nil), store: store, logger: logger)
-            let daemonFailure = Mutex<(any Error)?>(nil)
-            let daemonTask = Task {
-                do { try await daemon.run() } catch { daemonFailure.withLock { $0 = error } }
-            }
-            if await daemon.boundEndpoints().isEmpty {
-                await daemonTask.value
-                throw daemonFailure.withLock { $0 } ?? CLIError("the coordinator could not start")
-            }
-
+            let store = try await CullStore.open(path: absolutePath(db), on: BlockingQueue(label: "cull.run.setup", limit: 1))
+            // A private endpoint in a fresh folder only this user can enter; removed on every
+            // way out, Ctrl-C included (the service group turns signals into a graceful stop).
+            let privateFolder = try PrivateFolder()
+            defer { privateFolder.remove() }
+            let endpoint = "ipc://\(privateFolder.path)/work"
+            let sockets = try await CoordinatorSockets.open(work: endpoint, control: nil, logger: logger)
+            let coordinator = Coordinator(configuration: options.configuration(work: endpoint, control: nil, daemon: daemonOptions),
+                                          store: store, work: sockets.work, control: nil, host: HostName.current, logger: logger)
             var workerEnvironment = environment
             workerEnvironment["CULL_LOG_LEVEL"] = level.rawValue
-            let heartbeat = options.heartbeatMs
-            let pool = try WorkerProcesses(
+            let driver = RunDriver(coordinator: coordinator, root: root, workers: WorkerProcesses.Launch(
                 executable: try WorkerProcesses.siblingExecutable(named: "cull-worker"),
-                count: workerCount, environment: workerEnvironment, logger: logger
-            ) { index in
-                ["--connect", endpoint, "--id", "run-\(getpid())-\(index)", "--compute-threads", "1",
-                 "--fetch-threads", "4", "--capacity", "3", "--heartbeat-ms", "\(heartbeat)"]
-            }
-
-            let outcome: Result<ScanRecord, any Error>
+                count: workers ?? ProcessInfo.processInfo.activeProcessorCount,
+                environment: workerEnvironment,
+                arguments: { [heartbeat = daemonOptions.heartbeatInterval] index in
+                    ["--connect", endpoint, "--id", "run-\(getpid())-\(index)", "--compute-threads", "1",
+                     "--fetch-threads", "4", "--capacity", "3", "--heartbeat", "\(heartbeat.wholeMilliseconds)ms",
+                     "--exit-with-parent", "\(getpid())"]
+                }))
             do {
-                let (scan, _) = try await daemon.startScan(root: root)
-                let progress = ProgressLine(enabled: standardErrorIsTerminal)
-                let finished = try await daemon.waitForScan(id: scan.id, check: {
-                    if let failure = daemonFailure.withLock({ $0 }) { return failure }
-                    if pool.gaveUp { return CLIError("the worker processes keep exiting (see the messages above; --verbose shows more)") }
-                    return nil
-                }, progress: { progress.show($0) })
-                progress.finish()
-                outcome = .success(finished)
+                try await coordinator.recover()
+                try await coordinator.serviceGroup(
+                    extra: [.init(service: driver, successTerminationBehavior: .gracefullyShutdownGroup,
+                                  failureTerminationBehavior: .gracefullyShutdownGroup)],
+                    signals: [.sigterm, .sigint]
+                ).run()
             } catch {
-                outcome = .failure(error)
+                await sockets.close()
+                throw error
             }
+            await sockets.close()
 
-            await pool.stop()
-            await daemon.shutdown()
-            await daemonTask.value
-
-            let scan = try outcome.get()
-            guard scan.state == .done else {
-                throw CLIError("scan \(scan.id) ended \(scan.state.rawValue): \(scan.error ?? "no reason recorded")")
+            guard let outcome = driver.outcome else {
+                printError("interrupted: the workers were stopped; what was analysed is kept in \(absolutePath(db)), so running again continues from there")
+                throw ExitCode(130)
             }
-            let groups = try await store.groups(scanID: scan.id)
-            FileHandle.standardOutput.write(Data(GroupsFormatter.render(groups, format: format).utf8))
-            let analysed = scan.total - scan.failed
-            printError("scanned \(scan.total) files in \(root): \(analysed) analysed, \(scan.failed) could not be analysed, \(groups.count) groups")
-            if scan.failed > 0 {
-                let failures = try await store.failures(scan: scan, limit: showFailures ? 100_000 : 0)
-                if showFailures {
-                    for failure in failures { printError("  \(failure.kind): \(failure.message)") }
-                } else {
-                    printError("(--show-failures lists them with the reason)")
-                }
+            try await report(try outcome.get(), store: store, root: root)
+        }
+    }
+
+    private func report(_ scan: ScanRecord, store: CullStore, root: String) async throws {
+        guard scan.state == .done else {
+            throw CLIError("scan \(scan.id) ended \(scan.state.rawValue): \(scan.error ?? "no reason recorded")")
+        }
+        let groups = try await store.groups(scanID: scan.id)
+        FileHandle.standardOutput.write(Data(GroupsFormatter.render(groups, format: format).utf8))
+        let analysed = scan.total - scan.failed
+        printError("scanned \(scan.total) files in \(root): \(analysed) analysed, \(scan.failed) could not be analysed, \(groups.count) groups")
+        if scan.failed > 0 {
+            let failures = try await store.failures(scan: scan, limit: showFailures ? 100_000 : 0)
+            if showFailures {
+                for failure in failures { printError("  \(failure.kind): \(failure.message)") }
+            } else {
+                printError("(--show-failures lists them with the reason)")
             }
         }
     }
 }
 
-/// One status line on a terminal, rewritten in place; nothing when not a terminal.
-final class ProgressLine: Sendable {
-    let enabled: Bool
-    init(enabled: Bool) { self.enabled = enabled }
+/// A folder only this user can enter (mkdtemp), for `cull run`'s private endpoint.
+struct PrivateFolder: Sendable {
+    let path: String
 
-    func show(_ scan: ScanRecord) {
-        guard enabled else { return }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.describe(scan)).utf8))
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "cull-run-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw CLIError("cannot create a temporary folder: \(String(cString: strerror(errno)))") }
+        path = String(cString: made)
     }
 
-    func finish() {
-        guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
-
-    static func describe(_ scan: ScanRecord) -> String {
-        let percent = scan.total > 0 ? Double(scan.done) * 100 / Double(scan.total) : 0
-        let walking = scan.walkComplete ? "" : ", still finding files"
-        return String(format: "scan %lld: %lld/%lld photos (%.1f%%), %lld failed%@",
-                      scan.id, scan.done, scan.total, percent, scan.failed, walking)
-    }
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import ServiceLifecycle
+import UnixSignals
 import Shared
 
 struct ServeCommand: AsyncParsableCommand {
@@ -11,7 +12,8 @@ struct ServeCommand: AsyncParsableCommand {
         discussion: """
             Listens for workers on --work and for `cull` commands on --control, keeps its state \
             in SQLite (--db) and resumes unfinished scans after a restart. Stops cleanly on \
-            SIGTERM or SIGINT.
+            SIGTERM or SIGINT: dispatching stops, results received are stored, workers are told \
+            to reconnect later.
             """
     )
 
@@ -24,9 +26,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Endpoint `cull` commands connect to.")
     var control: String = Endpoints.defaultControl
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error.")
-    var logLevel: String?
-
+    @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
     static var defaultDatabase: String {
@@ -37,19 +37,26 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        LoggingSetup.bootstrap(level: logLevel.flatMap(Logger.Level.init(rawValue:)) ?? LoggingSetup.level(from: environment, default: .info))
+        LoggingSetup.bootstrap(level: daemonOptions.level(environment: environment, default: .info))
         let logger = Logger(label: "cull.serve")
-        let watchdog = PoolWatchdog.forDaemon(environment: ProcessInfo.processInfo.environment, logger: logger)
+        let watchdog = PoolWatchdog.forDaemon(daemonOptions, environment: environment, logger: logger)
         defer { watchdog?.stop() }
         try await reportingErrors {
-            let setupQueue = BlockingQueue(label: "cull.serve.setup", limit: 1)
-            let store = try await CullStore.open(path: absolutePath(db), on: setupQueue)
-            let daemon = CoordinatorDaemon(configuration: options.configuration(work: work, control: control), store: store, logger: logger)
-            let group = ServiceGroup(configuration: .init(
-                services: [.init(service: daemon, successTerminationBehavior: .gracefullyShutdownGroup)],
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger))
-            try await group.run()
+            let store = try await CullStore.open(path: absolutePath(db), on: BlockingQueue(label: "cull.serve.setup", limit: 1))
+            let sockets = try await CoordinatorSockets.open(work: work, control: control, logger: logger)
+            logger.info("listening", metadata: ["work": "\(sockets.work.boundEndpoints.joined())", "control": "\(sockets.control?.boundEndpoints.joined() ?? "-")"])
+            let coordinator = Coordinator(configuration: options.configuration(work: work, control: control, daemon: daemonOptions),
+                                          store: store, work: sockets.work, control: sockets.control,
+                                          host: HostName.current, logger: logger)
+            do {
+                try await coordinator.recover()
+                try await coordinator.serviceGroup(signals: [.sigterm, .sigint]).run()
+            } catch {
+                await sockets.close()
+                throw error
+            }
+            await sockets.close()
+            logger.info("stopped")
         }
     }
 }

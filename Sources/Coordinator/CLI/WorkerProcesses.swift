@@ -11,21 +11,23 @@ final class WorkerProcesses: Sendable {
         var stopping = false
     }
 
-    let executable: URL
-    let arguments: @Sendable (Int) -> [String]
-    let environment: [String: String]
-    let maxRestarts: Int
+    /// What to start: `count` copies of `executable`, the i-th with `arguments(i)`.
+    struct Launch: Sendable {
+        var executable: URL
+        var count: Int
+        var maxRestarts = 20
+        var environment: [String: String]
+        var arguments: @Sendable (Int) -> [String]
+    }
+
+    let launch: Launch
     private let state = Mutex(State())
     private let logger: Logger
 
-    init(executable: URL, count: Int, maxRestarts: Int = 20, environment: [String: String], logger: Logger,
-         arguments: @escaping @Sendable (Int) -> [String]) throws {
-        self.executable = executable
-        self.arguments = arguments
-        self.environment = environment
-        self.maxRestarts = maxRestarts
+    init(_ launch: Launch, logger: Logger) throws {
+        self.launch = launch
         self.logger = logger
-        for index in 0..<count { try start(index) }
+        for index in 0..<launch.count { try start(index) }
     }
 
     /// The `cull-worker` binary installed next to this `cull`.
@@ -40,9 +42,9 @@ final class WorkerProcesses: Sendable {
 
     private func start(_ index: Int) throws {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments(index)
-        process.environment = environment
+        process.executableURL = launch.executable
+        process.arguments = launch.arguments(index)
+        process.environment = launch.environment
         process.standardInput = FileHandle.nullDevice
         process.terminationHandler = { [weak self] finished in
             self?.exited(index, status: finished.terminationStatus)
@@ -54,7 +56,7 @@ final class WorkerProcesses: Sendable {
     private func exited(_ index: Int, status: Int32) {
         let restart = state.withLock { state -> Bool in
             state.processes[index] = nil
-            guard !state.stopping, state.restarts < maxRestarts else { return false }
+            guard !state.stopping, state.restarts < launch.maxRestarts else { return false }
             state.restarts += 1
             return true
         }
@@ -65,7 +67,7 @@ final class WorkerProcesses: Sendable {
 
     /// Every worker has exited and the restart budget is spent.
     var gaveUp: Bool {
-        state.withLock { $0.processes.isEmpty && $0.restarts >= maxRestarts && !$0.stopping }
+        state.withLock { $0.processes.isEmpty && $0.restarts >= launch.maxRestarts && !$0.stopping }
     }
 
     /// SIGTERM to every worker, then SIGKILL to any still there after `grace`.

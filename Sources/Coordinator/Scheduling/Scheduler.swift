@@ -3,14 +3,18 @@ import Foundation
 import Shared
 import Synchronization
 
-/// Who holds which job, and what may be sent next.
+/// Who holds which job, and what may be sent next: the in-memory half of the job lifecycle.
 ///
 /// All decisions are synchronous and made under one Mutex, held for microseconds (rule 7);
-/// nothing here awaits, blocks or touches SQLite or sockets. The daemon asks for decisions,
-/// records them in SQLite, and sends.
+/// nothing here awaits, blocks or touches SQLite or sockets. The coordinator asks for
+/// decisions, records them in SQLite, and sends. Each job in flight carries its
+/// `JobLifecycle`, which decides whether a RESULT is the one it waits for.
 ///
 /// Credit-based flow control: a worker says in HELLO how many jobs it can hold (its capacity);
-/// the scheduler never has more than that in flight at it.
+/// the scheduler never has more than that out at it. Credit comes back only when the worker
+/// answers the dispatch it holds (its RESULT, right attempt, right generation), when the job is
+/// taken back (deadline, worker lost), or when the worker goes away: never on a RESULT that
+/// does not match, so a forged or stale answer cannot make room for more work.
 final class Scheduler: Sendable {
     struct Worker: Sendable {
         var id: String
@@ -25,9 +29,16 @@ final class Scheduler: Sendable {
 
     struct InFlight: Sendable {
         var spec: JobSpec
-        var workerID: String
-        var attempt: Int64
-        var deadline: ContinuousClock.Instant
+        /// In the `.dispatched` phase, with attempt, worker and deadline.
+        var lifecycle: JobLifecycle
+        /// Its scan ended: the worker was told to stop. The credit stays taken until the worker
+        /// answers or the deadline passes; nothing it sends is stored.
+        var cancelled = false
+
+        var workerID: String { lifecycle.dispatch?.workerID ?? "" }
+        var attempt: Int64 { lifecycle.dispatch?.attempt ?? 0 }
+        var deadline: ContinuousClock.Instant { lifecycle.dispatch?.deadline ?? .now }
+        var takeBackRequest: CullStore.TakeBackRequest { .init(jobID: spec.jobID, attempt: attempt, runsAlone: spec.runsAlone) }
     }
 
     /// A decision to send `spec` to `workerID`; becomes `InFlight` once recorded.
@@ -36,12 +47,25 @@ final class Scheduler: Sendable {
         var workerID: String
     }
 
-    private struct State {
+    /// What a RESULT is, as far as memory can tell (SQLite's fence has the last word).
+    enum ResultAdmission: Sendable, Equatable {
+        /// The dispatch in flight: buffer it for storing. Its credit is free again.
+        case accepted
+        /// The dispatch in flight of a cancelled job: its credit is free again, nothing to store.
+        case cancelledJob
+        /// Not the dispatch in flight (late, duplicate, another worker's, another generation):
+        /// dropped, and no credit changes hands.
+        case refused(JobLifecycle.Refusal?)
+    }
+
+    fileprivate struct State {
         var workers: [String: Worker] = [:]
         var queue: Deque<JobSpec> = []
         /// Assigned but not yet recorded in SQLite (no attempt token yet).
         var assigning: [Int64: Assignment] = [:]
         var inFlight: [Int64: InFlight] = [:]
+        /// Accepted results waiting to be stored: still the scheduler's to know about.
+        var storing: Set<Int64> = []
         var counters = Cull_V1_Counters()
     }
 
@@ -51,11 +75,10 @@ final class Scheduler: Sendable {
 
     /// Registers a worker after HELLO, under `workerID` (the key its routing id gives every
     /// later message). A worker already known (it restarted or reconnected) loses the jobs it
-    /// held: they are returned for requeueing.
-    func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8]) -> [Int64] {
+    /// held: they are returned for taking back.
+    func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8]) -> [CullStore.TakeBackRequest] {
         state.withLock { state in
-            let orphaned = state.workers[workerID].map { Array($0.jobs) } ?? []
-            for jobID in orphaned { state.inFlight[jobID] = nil }
+            let orphaned = state.release(workerID: workerID)
             state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, lastHeard: .now)
             return orphaned
         }
@@ -66,13 +89,13 @@ final class Scheduler: Sendable {
     }
 
     /// Removes a worker (it said DISCONNECT or went silent); returns the jobs it held.
-    func remove(workerID: String) -> [Int64] {
+    func remove(workerID: String) -> [CullStore.TakeBackRequest] {
         state.withLock { state in
-            guard let worker = state.workers.removeValue(forKey: workerID) else { return [] }
-            for jobID in worker.jobs { state.inFlight[jobID] = nil }
+            let held = state.release(workerID: workerID)
             // Jobs assigned to it but not yet recorded stay in `assigning`: `dispatched` sees the
             // worker is gone and the dispatcher takes them back through SQLite.
-            return Array(worker.jobs)
+            state.workers[workerID] = nil
+            return held
         }
     }
 
@@ -118,41 +141,21 @@ final class Scheduler: Sendable {
     var queuedCount: Int { state.withLock { $0.queue.count } }
     var inFlightCount: Int { state.withLock { $0.inFlight.count + $0.assigning.count } }
 
-    /// Assigns queued jobs to workers with free credit, most free credit first, up to `limit`.
-    /// A job that must run alone goes only to an idle worker, which then gets nothing else
-    /// until it is done; other jobs pass it in the queue meanwhile.
+    /// Assigns queued jobs to workers with free credit (most free credit first), up to `limit`.
     func assign(limit: Int) -> [Assignment] {
         state.withLock { state in
+            var planner = AssignmentPlanner(workers: state.workers, assigning: state.assigning.values, inFlight: state.inFlight.values)
             var assignments: [Assignment] = []
-            var pendingPerWorker: [String: Int] = [:]
-            var reserved = Set<String>()  // workers running (or about to run) a job alone
-            for assignment in state.assigning.values {
-                pendingPerWorker[assignment.workerID, default: 0] += 1
-                if assignment.spec.runsAlone { reserved.insert(assignment.workerID) }
-            }
-            for flight in state.inFlight.values where flight.spec.runsAlone { reserved.insert(flight.workerID) }
-
             var taken: [Int] = []
-            let scanLimit = min(state.queue.count, 4096)
-            for index in 0..<scanLimit where assignments.count < limit {
+            for index in 0..<min(state.queue.count, 4096) where assignments.count < limit {
                 let spec = state.queue[state.queue.index(state.queue.startIndex, offsetBy: index)]
-                var best: (id: String, free: Int)?
-                for worker in state.workers.values where !reserved.contains(worker.id) {
-                    let pending = pendingPerWorker[worker.id, default: 0]
-                    if spec.runsAlone && (!worker.jobs.isEmpty || pending > 0) { continue }
-                    let free = worker.free - pending
-                    guard free > 0 else { continue }
-                    if let current = best, current.free > free || (current.free == free && current.id < worker.id) { continue }
-                    best = (worker.id, free)
-                }
-                guard let workerID = best?.id else {
-                    if spec.runsAlone { continue }  // wait for an idle worker; let others pass
-                    break                            // no credit anywhere
+                let placement = planner.place(spec)
+                guard case .worker(let workerID) = placement else {
+                    if placement == .waitForIdleWorker { continue }  // it waits; later jobs may pass it
+                    break                                            // no credit anywhere
                 }
                 let assignment = Assignment(spec: spec, workerID: workerID)
                 state.assigning[spec.jobID] = assignment
-                pendingPerWorker[workerID, default: 0] += 1
-                if spec.runsAlone { reserved.insert(workerID) }
                 assignments.append(assignment)
                 taken.append(index)
             }
@@ -168,13 +171,17 @@ final class Scheduler: Sendable {
     /// caller must then take the job back (it is recorded as dispatched).
     func dispatched(jobID: Int64, attempt: Int64, deadline: ContinuousClock.Instant) -> [UInt8]? {
         state.withLock { state in
-            guard let assignment = state.assigning.removeValue(forKey: jobID) else { return nil }
-            guard state.workers[assignment.workerID] != nil else { return nil }
+            guard let assignment = state.assigning.removeValue(forKey: jobID),
+                  let routingID = state.workers[assignment.workerID]?.routingID else { return nil }
             var spec = assignment.spec
-            spec.dispatches += 1
-            state.inFlight[jobID] = InFlight(spec: spec, workerID: assignment.workerID, attempt: attempt, deadline: deadline)
+            var lifecycle = JobLifecycle(jobID: jobID, generation: spec.generation, photoCount: spec.photos.count, dispatches: spec.dispatches)
+            do throws(JobLifecycle.Refusal) {
+                try lifecycle.dispatch(attempt: attempt, to: assignment.workerID, deadline: deadline)
+            } catch { return nil }  // unreachable: a fresh lifecycle is queued
+            spec.dispatches = lifecycle.dispatches
+            state.inFlight[jobID] = InFlight(spec: spec, lifecycle: lifecycle)
             state.workers[assignment.workerID]!.jobs.insert(jobID)
-            return state.workers[assignment.workerID]!.routingID
+            return routingID
         }
     }
 
@@ -183,18 +190,34 @@ final class Scheduler: Sendable {
         _ = state.withLock { $0.assigning.removeValue(forKey: jobID) }
     }
 
-    /// A RESULT arrived: frees the credit if it is for the attempt in flight at that worker.
-    /// Whether it is stored is decided by SQLite's fence, not here.
-    func resultArrived(jobID: Int64, attempt: Int64, workerID: String, photos: Int) {
+    /// A RESULT arrived. Only the dispatch in flight (job, attempt, worker, generation) frees
+    /// its credit; anything else is refused before it is buffered.
+    func resultArrived(_ result: Cull_V1_Result, from workerID: String) -> ResultAdmission {
         state.withLock { state in
-            guard let flight = state.inFlight[jobID], flight.attempt == attempt, flight.workerID == workerID else { return }
-            state.inFlight[jobID] = nil
-            state.workers[workerID]?.jobs.remove(jobID)
-            state.workers[workerID]?.photosDone += UInt64(photos)
+            guard let flight = state.inFlight[result.jobID] else { return .refused(nil) }
+            do throws(JobLifecycle.Refusal) {
+                try flight.lifecycle.check(attempt: result.attempt, workerID: workerID, generation: result.generation)
+            } catch {
+                return .refused(error)
+            }
+            state.inFlight[result.jobID] = nil
+            state.workers[workerID]?.jobs.remove(result.jobID)
+            if flight.cancelled { return .cancelledJob }
+            state.workers[workerID]?.photosDone += UInt64(result.outcomes.count)
+            state.storing.insert(result.jobID)
+            return .accepted
         }
     }
 
-    /// Jobs past their deadline: taken back from their workers.
+    /// Accepted results were written (or given up on): the jobs are SQLite's alone again.
+    func stored(jobIDs: [Int64]) {
+        state.withLock { state in
+            for jobID in jobIDs { state.storing.remove(jobID) }
+        }
+    }
+
+    /// Jobs past their deadline: taken from their workers (credit freed). Cancelled ones
+    /// among them need nothing more; the others must be taken back.
     func expired(now: ContinuousClock.Instant = .now) -> [InFlight] {
         state.withLock { state in
             let late = state.inFlight.values.filter { $0.deadline < now }
@@ -206,34 +229,30 @@ final class Scheduler: Sendable {
         }
     }
 
-    /// Forgets queued and in-flight jobs of scans that ended; returns in-flight ones by worker
-    /// so the workers can be told to stop.
+    /// Forgets the queued jobs of a scan that ended and marks its in-flight ones cancelled;
+    /// returns those by worker so the workers can be told to stop.
     func dropJobs(ofScan scanID: Int64) -> [String: [(jobID: Int64, attempt: Int64)]] {
         state.withLock { state in
             state.queue.removeAll { $0.scanID == scanID }
             var byWorker: [String: [(jobID: Int64, attempt: Int64)]] = [:]
-            for (jobID, flight) in state.inFlight where flight.spec.scanID == scanID {
-                state.inFlight[jobID] = nil
-                state.workers[flight.workerID]?.jobs.remove(jobID)
+            for (jobID, flight) in state.inFlight where flight.spec.scanID == scanID && !flight.cancelled {
+                state.inFlight[jobID]!.cancelled = true
                 byWorker[flight.workerID, default: []].append((jobID, flight.attempt))
             }
             return byWorker
         }
     }
 
-    /// Every job the scheduler holds: queued, being assigned or in flight. The reconciliation
-    /// sweep compares this with SQLite.
+    /// Every job the scheduler holds: queued, being assigned, in flight or being stored. The
+    /// reconciliation sweep compares this with SQLite.
     func knownJobIDs() -> Set<Int64> {
         state.withLock { state in
             var ids = Set(state.inFlight.keys)
             ids.formUnion(state.assigning.keys)
+            ids.formUnion(state.storing)
             for spec in state.queue { ids.insert(spec.jobID) }
             return ids
         }
-    }
-
-    func inFlight(jobID: Int64) -> InFlight? {
-        state.withLock { $0.inFlight[jobID] }
     }
 
     // MARK: counters
@@ -243,4 +262,18 @@ final class Scheduler: Sendable {
     }
 
     var counters: Cull_V1_Counters { state.withLock { $0.counters } }
+}
+
+extension Scheduler.State {
+    /// Takes every job `workerID` holds away from it (credit and in-flight records), keeping
+    /// the worker's entry; returns what must be taken back. Cancelled jobs need nothing more.
+    fileprivate mutating func release(workerID: String) -> [CullStore.TakeBackRequest] {
+        guard let worker = workers[workerID] else { return [] }
+        var held: [CullStore.TakeBackRequest] = []
+        for jobID in worker.jobs {
+            if let flight = inFlight.removeValue(forKey: jobID), !flight.cancelled { held.append(flight.takeBackRequest) }
+        }
+        workers[workerID]!.jobs = []
+        return held
+    }
 }

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Runs blocking work (file reads, decoding, directory walks) on threads of its own, and lets
@@ -63,23 +62,26 @@ public final class BlockingQueue: Sendable {
                 slot.value.withLock { $0 = once }
                 // Cancelled before the slot was filled: the handler found nothing to resume.
                 if item.wasCancelled { once.resume(throwing: CancellationError()) }
-                threads.submit {
-                    let result = Result { try work() }
-                    if item.finish() == .timedOut {
-                        // The caller gave up on this item earlier; it is no longer stuck.
-                        self.abandonedNow.subtract(1, ordering: .relaxed)
-                    }
-                    once.resume(with: result)
-                    item.releasePermit()
-                }
+                // The timer is armed before the work is submitted, so the work's end always
+                // finds its token to cancel.
                 if let timeout {
-                    TimerThread.shared.schedule(after: timeout) {
+                    item.timer = TimerThread.shared.schedule(after: timeout) {
                         guard item.giveUp(.timedOut) else { return }
                         self.abandonedNow.add(1, ordering: .relaxed)
                         self.abandonedEver.add(1, ordering: .relaxed)
                         once.resume(throwing: TimeoutError(operation: operation, timeout: timeout))
                         item.releasePermit()
                     }
+                }
+                threads.submit {
+                    let result = Result { try work() }
+                    if item.finish() == .timedOut {
+                        // The caller gave up on this item earlier; it is no longer stuck.
+                        self.abandonedNow.subtract(1, ordering: .relaxed)
+                    }
+                    if let timer = item.timer { TimerThread.shared.cancel(timer) }
+                    once.resume(with: result)
+                    item.releasePermit()
                 }
             }
         } onCancel: {
@@ -99,6 +101,13 @@ private final class Item: Sendable {
     private let phase = Mutex(Phase.running)
     private let limiter: ConcurrencyLimiter
     private let released = Atomic<Bool>(false)
+    private let timerToken = Mutex<TimerThread.Token?>(nil)
+
+    /// The item's timeout, cancelled when the work ends first.
+    var timer: TimerThread.Token? {
+        get { timerToken.withLock { $0 } }
+        set { timerToken.withLock { $0 = newValue } }
+    }
 
     init(_ limiter: ConcurrencyLimiter) { self.limiter = limiter }
 
@@ -133,15 +142,4 @@ private final class Item: Sendable {
 final class SendableBox<Value: Sendable>: Sendable {
     let value: Mutex<Value>
     init(_ value: Value) { self.value = Mutex(value) }
-}
-
-extension Duration {
-    var dispatchInterval: DispatchTimeInterval {
-        let (seconds, attoseconds) = components
-        let nanos = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        if nanos.overflow { return .never }
-        let total = nanos.partialValue.addingReportingOverflow(attoseconds / 1_000_000_000)
-        if total.overflow || total.partialValue > Int64(Int.max) { return .never }
-        return .nanoseconds(Int(max(0, total.partialValue)))
-    }
 }

@@ -70,10 +70,9 @@ public final class PoolWatchdog: Sendable {
 }
 
 extension PoolWatchdog {
-    /// The daemons' watchdog: threshold from CULL_POOL_WATCHDOG_MS (default 2000; 0 turns it off).
-    public static func forDaemon(environment: [String: String], logger: Logger) -> PoolWatchdog? {
-        let milliseconds = environment["CULL_POOL_WATCHDOG_MS"].flatMap(Int.init) ?? 2000
-        guard milliseconds > 0 else { return nil }
-        return PoolWatchdog(threshold: .milliseconds(milliseconds), logger: logger)
+    /// The daemons' watchdog, as `DaemonOptions` set it (`--watchdog`, CULL_POOL_WATCHDOG_MS,
+    /// default 2 s; 0 turns it off).
+    public static func forDaemon(_ options: DaemonOptions, environment: [String: String], logger: Logger) -> PoolWatchdog? {
+        options.watchdogThreshold(environment: environment).map { PoolWatchdog(threshold: $0, logger: logger) }
     }
 }

@@ -25,9 +25,6 @@ public final class MessageInbox<Element: Sendable>: AsyncSequence, Sendable {
         self.onSpaceAvailable = onSpaceAvailable
     }
 
-    /// Finished and drained: `next()` returns nil from now on.
-    public var isFinished: Bool { state.withLock { $0.finished && $0.buffer.isEmpty } }
-
     public var hasRoom: Bool { state.withLock { $0.buffer.count < capacity } }
 
     /// Producer side. Returns false (and drops the element) when full or finished; a producer

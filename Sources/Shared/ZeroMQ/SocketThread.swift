@@ -118,6 +118,17 @@ public final class SocketThread: Sendable {
         }
     }
 
+    /// Asks the thread to stop without waiting for it: for code on a thread of its own that
+    /// then blocks in `zmq_ctx_term` until the socket is closed.
+    public func requestShutdown() {
+        let mustPoke = outbox.withLock { outbox -> Bool in
+            guard !outbox.stopped else { return false }
+            outbox.stopping = true
+            return true
+        }
+        if mustPoke { Self.poke(wakeWrite) }
+    }
+
     // MARK: the thread
 
     private func run(_ socket: ZMQSocket) {

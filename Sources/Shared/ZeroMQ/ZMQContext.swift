@@ -22,11 +22,4 @@ public final class ZMQContext: @unchecked Sendable {
     public func terminate() {
         while zmq_ctx_term(handle) != 0 && zmq_errno() == EINTR {}
     }
-
-    /// libzmq's version, "4.3.4".
-    public static var libraryVersion: String {
-        var major: Int32 = 0, minor: Int32 = 0, patch: Int32 = 0
-        zmq_version(&major, &minor, &patch)
-        return "\(major).\(minor).\(patch)"
-    }
 }

@@ -58,15 +58,6 @@ public final class ZMQSocket {
         guard rc == 0 else { throw ZMQError("zmq_setsockopt(\(option))") }
     }
 
-    public func getInt32(_ option: Int32) throws -> Int32 {
-        var value: Int32 = 0
-        var size = MemoryLayout<Int32>.size
-        guard zmq_getsockopt(handle, option, &value, &size) == 0 else {
-            throw ZMQError("zmq_getsockopt(\(option))")
-        }
-        return value
-    }
-
     /// The endpoint actually bound (resolves "tcp://127.0.0.1:*" to a port).
     public func lastEndpoint() throws -> String {
         var buffer = [CChar](repeating: 0, count: 1024)

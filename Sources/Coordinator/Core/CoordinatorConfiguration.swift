@@ -25,6 +25,11 @@ struct CoordinatorConfiguration: Sendable {
     var reconcileInterval: Duration = .seconds(5)
     /// Queued jobs above which a walk pauses (memory stays bounded on huge libraries).
     var maxQueuedJobs = 2048
+    /// Accepted results waiting for SQLite; past it the work channel stops reading (backpressure).
+    var resultBufferCapacity = 4096
+    /// How long a graceful shutdown may take (storing buffered results, goodbyes) before the
+    /// rest is cancelled.
+    var gracefulShutdownLimit: Duration = .seconds(20)
     /// Near-duplicate threshold (pHash Hamming distance).
     var nearThreshold = 10
 }

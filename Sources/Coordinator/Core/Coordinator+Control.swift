@@ -1,34 +1,8 @@
 import Foundation
 import Shared
 
-/// The control channel: `cull scan|status|cancel|groups|workers` talk to the daemon here.
-extension CoordinatorDaemon {
-    func controlLoop(_ socket: SocketThread) async {
-        // Requests run concurrently (a large `groups` answer must not hold up `status`), but
-        // only so many at once.
-        let limiter = ConcurrencyLimiter(limit: 16)
-        await withDiscardingTaskGroup { group in
-            for await frames in socket.inbox {
-                guard frames.count >= 2 else { continue }
-                let routingID = frames[0]
-                let command: Cull_V1_Envelope.OneOf_Command
-                do throws(ProtocolViolation) {
-                    command = try WireCodec.decode(frames.dropFirst())
-                } catch {
-                    scheduler.count { $0.protocolErrors += 1 }
-                    reply(socket, to: routingID, error: error.errorCode, message: error.description)
-                    continue
-                }
-                do { try await limiter.acquire() } catch { break }
-                group.addTask {
-                    defer { limiter.release() }
-                    let answer = await self.answer(command)
-                    socket.send([routingID] + WireCodec.encode(answer))
-                }
-            }
-        }
-    }
-
+/// Answers to the control channel's requests (`cull scan|status|cancel|groups|workers`).
+extension Coordinator {
     func answer(_ command: Cull_V1_Envelope.OneOf_Command) async -> Cull_V1_Envelope.OneOf_Command {
         do {
             switch command {

@@ -1,8 +1,8 @@
 import Foundation
 import Shared
 
-/// Starting, walking, cancelling and superseding scans.
-extension CoordinatorDaemon {
+/// Starting, cancelling and superseding scans, and waiting for one to end.
+extension Coordinator {
     /// Starts a scan of `root` (an existing directory), superseding a running scan of it.
     func startScan(root: String) async throws -> (scan: ScanRecord, superseded: [Int64]) {
         let root = try await validatedRoot(root)
@@ -24,16 +24,15 @@ extension CoordinatorDaemon {
         return outcome
     }
 
-    private func stopJobs(ofScan scanID: Int64, reason: String) {
+    func stopJobs(ofScan scanID: Int64, reason: String) {
         let byWorker = scheduler.dropJobs(ofScan: scanID)
-        guard let socket = workSocket else { return }
         for (workerID, jobs) in byWorker {
             guard let routingID = scheduler.routingID(of: workerID) else { continue }
             var cancel = Cull_V1_CancelJobs()
             cancel.jobIds = jobs.map(\.jobID)
             cancel.attempts = jobs.map(\.attempt)
             cancel.reason = reason
-            socket.send([routingID] + WireCodec.encode(.cancelJobs(cancel)))
+            work.send([routingID] + WireCodec.encode(.cancelJobs(cancel)))
         }
     }
 
@@ -54,54 +53,6 @@ extension CoordinatorDaemon {
             throw CoordinatorError(description: "\(checked): no such directory (check the path; the coordinator must see it as its workers do)")
         }
         return checked
-    }
-
-    func scanDriverLoop() async {
-        await withDiscardingTaskGroup { group in
-            for await scan in scanStarts {
-                group.addTask { await self.walk(scan) }
-            }
-        }
-    }
-
-    /// Walks a scan's library a batch at a time: each batch is stored and its jobs queued
-    /// while the walk goes on. Stops quietly when the scan stops being current.
-    private func walk(_ scan: ScanRecord) async {
-        guard activeWalks.withLock({ $0.insert(scan.id).inserted }) else { return }
-        defer { _ = activeWalks.withLock { $0.remove(scan.id) } }
-        let walker = LibraryWalker(root: scan.root)
-        let batchSize = configuration.walkBatch
-        do {
-            while true {
-                // Backpressure: the walk waits while plenty of work is queued, so memory stays
-                // bounded however large the library. On shutdown it stops where it is; the next
-                // start walks again and skips what is stored.
-                while scheduler.queuedCount >= configuration.maxQueuedJobs, !stopping.load(ordering: .relaxed) {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                if stopping.load(ordering: .relaxed) { return }
-                let files = try await blockingQueue.run(timeout: configuration.walkStepTimeout, operation: "reading folders under \(scan.root)") {
-                    walker.next(batchSize)
-                }
-                if files.isEmpty { break }
-                let jobs = try await store.recordWalkBatch(scan: scan, files: files, jobSize: configuration.jobSize)
-                scheduler.enqueue(jobs)
-                dispatchBell.ring()
-            }
-            for (directory, reason) in walker.unreadableDirectories {
-                logger.warning("could not read a folder; its photos are not in this scan", metadata: ["folder": "\(directory)", "reason": "\(reason)"])
-            }
-            try await store.markWalkComplete(scan: scan)
-            logger.info("walk complete", metadata: ["scan": "\(scan.id)"])
-            await checkCompletion([scan.id])
-        } catch is ScanNotCurrent {
-            logger.info("walk stopped: the scan is no longer current", metadata: ["scan": "\(scan.id)"])
-        } catch {
-            let message = "the walk of \(scan.root) failed: \(describe(error))"
-            logger.error("scan failed", metadata: ["scan": "\(scan.id)", "error": "\(message)"])
-            try? await store.failScan(id: scan.id, error: message)
-            stopJobs(ofScan: scan.id, reason: "scan \(scan.id) failed")
-        }
     }
 
     /// Waits until a scan reaches a terminal state (for `cull run`), polling SQLite. `check`

@@ -1,0 +1,122 @@
+import Analysis
+import Foundation
+import Shared
+
+/// What the services do to jobs: send them, take them back, and finish scans.
+extension Coordinator {
+    /// Sends queued jobs to workers with free credit. Each dispatch is recorded in SQLite
+    /// (with its new attempt token) before its JOB leaves.
+    func dispatch() async {
+        while true {
+            let assignments = scheduler.assign(limit: 64)
+            guard !assignments.isEmpty else { return }
+            let tokens: [Int64: Int64]
+            do {
+                tokens = try await store.recordDispatches(assignments.map { ($0.spec.jobID, $0.workerID) })
+            } catch {
+                logger.error("could not record dispatches; retrying shortly", metadata: ["error": "\(describe(error))"])
+                for assignment in assignments { scheduler.abandonAssignment(jobID: assignment.spec.jobID) }
+                scheduler.enqueue(assignments.map(\.spec), atFront: true)
+                return
+            }
+            var lost: [CullStore.TakeBackRequest] = []
+            for assignment in assignments {
+                guard let attempt = tokens[assignment.spec.jobID] else {
+                    scheduler.abandonAssignment(jobID: assignment.spec.jobID)  // its scan ended
+                    continue
+                }
+                let deadline = ContinuousClock.now + configuration.jobDeadline
+                guard let routingID = scheduler.dispatched(jobID: assignment.spec.jobID, attempt: attempt, deadline: deadline) else {
+                    // The worker left between assignment and recording: take the job back.
+                    lost.append(.init(jobID: assignment.spec.jobID, attempt: attempt, runsAlone: assignment.spec.runsAlone))
+                    continue
+                }
+                var job = Cull_V1_Job()
+                job.jobID = assignment.spec.jobID
+                job.generation = assignment.spec.generation
+                job.attempt = attempt
+                job.fetchTimeoutMs = UInt32(clamping: configuration.fetchTimeout.wholeMilliseconds)
+                job.deadlineMs = UInt32(clamping: configuration.jobDeadline.wholeMilliseconds)
+                job.options = Cull_V1_AnalysisOptions(configuration.analysis)
+                job.photos = assignment.spec.photos
+                work.send([routingID] + WireCodec.encode(.job(job)))
+            }
+            if !lost.isEmpty { await takeBack(lost, reason: .workerLost, why: "its worker left") }
+        }
+    }
+
+    /// Takes jobs back from the workers holding them, in one transaction: each is queued
+    /// again, split photo by photo, or (a lone photo out of dispatches) recorded failed.
+    func takeBack(_ requests: [CullStore.TakeBackRequest], reason: Cull_V1_FailureKind, why: String) async {
+        guard !requests.isEmpty else { return }
+        scheduler.count { $0.jobsRequeued += UInt64(requests.count) }
+        do {
+            // A job whose worker died may hold the photo that killed it: from now on it (and
+            // its pieces) run alone, so the blame for another death is exact.
+            let outcome = try await store.takeBack(requests, kind: reason, why: why, suspect: reason == .workerLost,
+                                                   maxDispatches: configuration.maxDispatches)
+            for jobID in outcome.split {
+                logger.warning("job failed \(configuration.maxDispatches) times; splitting it photo by photo", metadata: ["job": "\(jobID)"])
+            }
+            scheduler.enqueue(outcome.queue, atFront: true)
+            await checkCompletion(outcome.scansToCheck)
+        } catch {
+            logger.error("could not take jobs back; the reconciliation sweep will", metadata: ["error": "\(describe(error))"])
+        }
+        dispatchBell.ring()
+    }
+
+    /// Groups each scan whose every photo has an outcome, if it is still current. A check asked
+    /// for while one is running for the same scan is not lost: that one runs again.
+    func checkCompletion(_ scanIDs: Set<Int64>) async {
+        for scanID in scanIDs {
+            let claimed = finalizing.withLock { state -> Bool in
+                if state.running.contains(scanID) {
+                    state.again.insert(scanID)
+                    return false
+                }
+                state.running.insert(scanID)
+                return true
+            }
+            guard claimed else { continue }
+            var repeatCheck = true
+            while repeatCheck {
+                await finalizeIfComplete(scanID)
+                repeatCheck = finalizing.withLock { state in
+                    if state.again.remove(scanID) != nil { return true }
+                    state.running.remove(scanID)
+                    return false
+                }
+            }
+        }
+    }
+
+    private func finalizeIfComplete(_ scanID: Int64) async {
+        do {
+            guard try await store.isComplete(scanID: scanID), let scan = try await store.scan(id: scanID) else { return }
+            let photos = try await store.groupingInput(scan: scan)
+            let grouper = Grouper(threshold: configuration.nearThreshold)
+            let groups = try await groupingQueue.run(timeout: configuration.groupingTimeout, operation: "grouping scan \(scanID)") {
+                grouper.groups(of: photos)
+            }
+            if try await store.finalize(scan: scan, groups: groups) {
+                logger.info("scan done", metadata: ["scan": "\(scanID)", "photos": "\(scan.total)", "failed": "\(scan.failed)", "groups": "\(groups.count)"])
+            } else {
+                logger.info("scan ended before it could finalize; its groups were not stored", metadata: ["scan": "\(scanID)"])
+            }
+        } catch {
+            // The reconciliation sweep asks again in a few seconds.
+            logger.error("could not finalize scan; will retry", metadata: ["scan": "\(scanID)", "error": "\(describe(error))"])
+        }
+    }
+}
+
+extension Cull_V1_AnalysisOptions {
+    init(_ options: AnalysisOptions) {
+        self.init()
+        minShortSide = UInt32(options.minShortSide)
+        maxPixels = UInt64(options.maxPixels)
+        maxFileBytes = UInt64(options.maxFileBytes)
+        usePreviews = options.usePreviews
+    }
+}

@@ -1,0 +1,65 @@
+import CZeroMQ
+import Foundation
+import Logging
+import Shared
+
+/// The coordinator's ZeroMQ side: one context, a ROUTER socket for workers and one for
+/// control clients, each on its own thread (`SocketThread`).
+///
+/// Creating a context and binding are blocking calls, so `open` runs them on a thread of its
+/// own and throws a message that says what to do when an address is taken; `close` shuts the
+/// sockets (idempotent) and terminates the context, which blocks until they are closed, also
+/// on a thread of its own.
+struct CoordinatorSockets: Sendable {
+    let context: ZMQContext
+    let work: SocketThread
+    let control: SocketThread?
+
+    /// The endpoints bound, as libzmq resolved them (work first).
+    var boundEndpoints: [String] { work.boundEndpoints + (control?.boundEndpoints ?? []) }
+
+    static func open(work: String, control: String?, logger: Logger) async throws -> CoordinatorSockets {
+        try await Shared.onOwnThread {
+            let context = try ZMQContext()
+            do {
+                let workSocket = try SocketThread(name: "cull.work", context: context, type: .router, inboxCapacity: 4096, logger: logger) { socket in
+                    try configureRouter(socket)
+                    try socket.bind(work)
+                }
+                do {
+                    let controlSocket = try control.map { endpoint in
+                        try SocketThread(name: "cull.control", context: context, type: .router, logger: logger) { socket in
+                            try configureRouter(socket)
+                            try socket.bind(endpoint)
+                        }
+                    }
+                    return CoordinatorSockets(context: context, work: workSocket, control: controlSocket)
+                } catch {
+                    workSocket.requestShutdown()
+                    throw error
+                }
+            } catch let error as ZMQError {
+                context.terminate()
+                throw CoordinatorError(description: "cannot listen on \(error.operation.replacingOccurrences(of: "bind ", with: "")): \(error.message) (is another `cull serve` running? pass --work / --control)")
+            }
+        }
+    }
+
+    func close() async {
+        await work.shutdown()
+        await control?.shutdown()
+        let context = self.context
+        try? await Shared.onOwnThread { context.terminate() }
+    }
+
+    private static func configureRouter(_ socket: ZMQSocket) throws {
+        // Sends to a peer that is gone fail at once instead of vanishing silently.
+        try socket.setOption(ZMQ_ROUTER_MANDATORY, Int32(1))
+        // A worker that reconnects with the same id takes over its old routing entry.
+        try socket.setOption(ZMQ_ROUTER_HANDOVER, Int32(1))
+        try socket.setOption(ZMQ_MAXMSGSIZE, WireProtocol.maxMessageBytes)
+        try socket.setOption(ZMQ_LINGER, Int32(500))
+        try socket.setOption(ZMQ_SNDHWM, Int32(10_000))
+        try socket.setOption(ZMQ_RCVHWM, Int32(10_000))
+    }
+}

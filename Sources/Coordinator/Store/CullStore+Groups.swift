@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import Shared
+
+/// Finishing a scan: what grouping reads, the fenced write of its groups, and reading them back.
+extension CullStore {
+    /// Whether every photo the finished walk found has an outcome.
+    func isComplete(scanID: Int64) async throws -> Bool {
+        try await writer.read { db in
+            try Bool.fetchOne(db, sql: "SELECT walk_complete = 1 AND done >= total FROM scans WHERE id = ? AND state = ?",
+                              arguments: [scanID, ScanState.running]) ?? false
+        }
+    }
+
+    func groupingInput(scan: ScanRecord) async throws -> [GroupingPhoto] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT id, path, sha256, phash, dhash, window_phashes, thumbnail, width, height, size, sharpness FROM photos
+                WHERE library_id = ? AND seen_generation = ? AND status = ?
+                """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed]).map { row in
+                GroupingPhoto(
+                    id: row["id"], path: row["path"], sha256: [UInt8]((row["sha256"] as Data?) ?? Data()),
+                    pHash: UInt64(bitPattern: row["phash"] ?? 0), dHash: UInt64(bitPattern: row["dhash"] ?? 0),
+                    windowPHashes: WindowHashesColumn.decode(row["window_phashes"]),
+                    thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()),
+                    width: row["width"] ?? 0, height: row["height"] ?? 0, fileSize: row["size"],
+                    sharpness: row["sharpness"] ?? 0)
+            }
+        }
+    }
+
+    /// Stores a scan's groups and marks it done, only if it is still the running, current scan
+    /// of its library: a cancelled or superseded scan never finalizes.
+    func finalize(scan: ScanRecord, groups: [PhotoGroup]) async throws -> Bool {
+        try await writer.write { db in
+            guard try Self.isCurrent(db, scanID: scan.id, generation: scan.generation) else { return false }
+            try db.execute(sql: "DELETE FROM group_members WHERE group_id IN (SELECT id FROM groups WHERE scan_id = ?)", arguments: [scan.id])
+            try db.execute(sql: "DELETE FROM groups WHERE scan_id = ?", arguments: [scan.id])
+            let member = try db.cachedStatement(sql: "INSERT INTO group_members (group_id, photo_id, distance, is_keeper) VALUES (?, ?, ?, ?)")
+            for (index, group) in groups.enumerated() {
+                try db.execute(sql: "INSERT INTO groups (scan_id, number, kind, keeper_photo_id) VALUES (?, ?, ?, ?)",
+                               arguments: [scan.id, index + 1, group.kind.rawValue, group.keeper])
+                let groupID = db.lastInsertedRowID
+                for m in group.members {
+                    try member.execute(arguments: [groupID, m.photoID, m.distance, m.photoID == group.keeper])
+                }
+            }
+            try db.execute(sql: "UPDATE scans SET state = ?, finished_at = ? WHERE id = ?",
+                           arguments: [ScanState.done, Date().timeIntervalSince1970, scan.id])
+            return true
+        }
+    }
+
+    func groups(scanID: Int64) async throws -> [Cull_V1_Group] {
+        try await writer.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT g.number, g.kind, p.path, m.is_keeper, m.distance, p.width, p.height, p.size
+                FROM groups g JOIN group_members m ON m.group_id = g.id JOIN photos p ON p.id = m.photo_id
+                WHERE g.scan_id = ? ORDER BY g.number, m.is_keeper DESC, p.path
+                """, arguments: [scanID])
+            var groups: [Cull_V1_Group] = []
+            for row in rows {
+                let number: Int64 = row["number"]
+                if groups.last?.groupID != number {
+                    var group = Cull_V1_Group()
+                    group.groupID = number
+                    group.kind = row["kind"]
+                    groups.append(group)
+                }
+                var member = Cull_V1_GroupMember()
+                member.path = row["path"]
+                member.keeper = row["is_keeper"]
+                member.distance = row["distance"]
+                member.width = row["width"] ?? 0
+                member.height = row["height"] ?? 0
+                member.fileSize = row["size"]
+                groups[groups.count - 1].members.append(member)
+            }
+            return groups
+        }
+    }
+
+    /// Photos of a scan that failed, with their reasons (for `--show-failures`).
+    func failures(scan: ScanRecord, limit: Int) async throws -> [(path: String, kind: String, message: String)] {
+        try await writer.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT path, error_kind, error_message FROM photos
+                WHERE library_id = ? AND seen_generation = ? AND status = ? ORDER BY path LIMIT ?
+                """, arguments: [scan.libraryID, scan.generation, PhotoStatus.failed, limit]).map { ($0["path"], $0["error_kind"] ?? "", $0["error_message"] ?? "") }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Analysis
+import GRDB
+import Shared
+
+/// The walk: files found are stored and cut into jobs while the walk goes on.
+extension CullStore {
+    /// Records a batch of walked files for a running scan and returns the jobs to dispatch.
+    ///
+    /// A file already analysed with the same size, mtime and pipeline version keeps its
+    /// result (and counts as done); a new or changed one becomes pending in a new job.
+    /// Throws `ScanNotCurrent` when the scan has been cancelled or superseded.
+    func recordWalkBatch(scan: ScanRecord, files: [WalkedFile], jobSize: Int) async throws -> [JobSpec] {
+        let pipeline = Int64(PhotoAnalyzer.pipelineVersion)
+        return try await writer.write { db in
+            try Self.requireCurrent(db, scanID: scan.id, generation: scan.generation)
+            let lookup = try db.cachedStatement(sql: """
+                SELECT id, size, mtime_ns, status, pipeline_version, error_kind, seen_generation
+                FROM photos WHERE library_id = ? AND path = ?
+                """)
+            var pending: [(id: Int64, path: String)] = []
+            var total = 0, done = 0, failed = 0
+            for file in files {
+                guard let row = try Row.fetchOne(lookup, arguments: [scan.libraryID, file.path]) else {
+                    total += 1
+                    try db.execute(sql: """
+                        INSERT INTO photos (library_id, path, size, mtime_ns, seen_generation, status) VALUES (?, ?, ?, ?, ?, ?)
+                        """, arguments: [scan.libraryID, file.path, file.size, file.mtimeNanoseconds, scan.generation, PhotoStatus.pending])
+                    pending.append((db.lastInsertedRowID, file.path))
+                    continue
+                }
+                let id: Int64 = row["id"]
+                if (row["seen_generation"] as Int64) == scan.generation { continue }  // walked again after a restart
+                total += 1
+                let unchanged = (row["size"] as Int64) == file.size && (row["mtime_ns"] as Int64) == file.mtimeNanoseconds
+                    && (row["pipeline_version"] as Int64?) == pipeline
+                let status: PhotoStatus = row["status"]
+                let permanentFailure = status == .failed
+                    && ["unsupported", "corrupt", "too_large"].contains(row["error_kind"] as String? ?? "")
+                if unchanged && (status == .analysed || permanentFailure) {
+                    try db.execute(sql: "UPDATE photos SET seen_generation = ? WHERE id = ?", arguments: [scan.generation, id])
+                    done += 1
+                    if status == .failed { failed += 1 }
+                } else {
+                    try db.execute(sql: """
+                        UPDATE photos SET size = ?, mtime_ns = ?, seen_generation = ?, status = ?,
+                            sha256 = NULL, phash = NULL, dhash = NULL, window_phashes = NULL, thumbnail = NULL,
+                            error_kind = NULL, error_message = NULL
+                        WHERE id = ?
+                        """, arguments: [file.size, file.mtimeNanoseconds, scan.generation, PhotoStatus.pending, id])
+                    pending.append((id, file.path))
+                }
+            }
+            try db.execute(sql: "UPDATE scans SET total = total + ?, done = done + ?, failed = failed + ? WHERE id = ?",
+                           arguments: [total, done, failed, scan.id])
+            return try pending.chunked(into: max(1, jobSize)).map { chunk in
+                try Self.insertJob(db, scan: scan, photos: Array(chunk))
+            }
+        }
+    }
+
+    func markWalkComplete(scan: ScanRecord) async throws {
+        try await writer.write { db in
+            try Self.requireCurrent(db, scanID: scan.id, generation: scan.generation)
+            try db.execute(sql: "UPDATE scans SET walk_complete = 1 WHERE id = ?", arguments: [scan.id])
+        }
+    }
+
+    /// A new queued job holding `photos` (which become its pending photos).
+    static func insertJob(_ db: Database, scan: ScanRecord, photos: [(id: Int64, path: String)]) throws -> JobSpec {
+        try db.execute(sql: "INSERT INTO jobs (scan_id, state, photo_count) VALUES (?, ?, ?)",
+                       arguments: [scan.id, JobState.queued, photos.count])
+        let jobID = db.lastInsertedRowID
+        let assign = try db.cachedStatement(sql: "UPDATE photos SET job_id = ? WHERE id = ?")
+        for photo in photos { try assign.execute(arguments: [jobID, photo.id]) }
+        return JobSpec(jobID: jobID, scanID: scan.id, generation: scan.generation,
+                       photos: photos.map { Cull_V1_PhotoRef(id: $0.id, path: $0.path) }, dispatches: 0)
+    }
+}

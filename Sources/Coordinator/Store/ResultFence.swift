@@ -1,0 +1,117 @@
+import GRDB
+import Shared
+
+/// Rule 4, the fence: a RESULT is stored only if its scan is still running at the result's
+/// generation, that generation is still its library's newest, and its (job, attempt, worker)
+/// is the dispatch in flight. Checked here, inside the transaction that writes it, so no
+/// cancel, supersede, requeue or restart can slip between the check and the write.
+enum ResultFence {
+    enum Verdict: Equatable {
+        /// Store it; the job belongs to this scan.
+        case admit(scanID: Int64)
+        /// For a generation that is no longer current (cancelled or superseded scan).
+        case stale
+        /// For an attempt no longer in flight (late, duplicate, requeued, another worker's).
+        case duplicate
+    }
+
+    static func verdict(_ db: Database, result: Cull_V1_Result, workerID: String) throws -> Verdict {
+        guard let (record, lifecycle) = try CullStore.job(db, id: result.jobID) else { return .duplicate }
+        guard try CullStore.isCurrent(db, scanID: record.scanId, generation: result.generation) else { return .stale }
+        do throws(JobLifecycle.Refusal) {
+            try lifecycle.check(attempt: result.attempt, workerID: workerID, generation: result.generation)
+        } catch .otherGeneration {
+            return .stale
+        } catch {
+            return .duplicate
+        }
+        return .admit(scanID: record.scanId)
+    }
+}
+
+extension CullStore {
+    /// Stores a batch of results in one transaction, each only if the fence admits it.
+    func applyResults(_ results: [ReceivedResult]) async throws -> ResultTally {
+        guard !results.isEmpty else { return ResultTally() }
+        return try await writer.write { db in
+            var tally = ResultTally()
+            let writer = try OutcomeWriter(db)
+            for received in results {
+                let result = received.result
+                switch try ResultFence.verdict(db, result: result, workerID: received.workerID) {
+                case .stale:
+                    tally.stale += 1
+                case .duplicate:
+                    tally.duplicate += 1
+                case .admit(let scanID):
+                    let (analysed, failed) = try writer.write(result, pipelineVersion: Int64(received.pipelineVersion))
+                    try db.execute(sql: "UPDATE jobs SET state = ? WHERE id = ?", arguments: [JobState.done, result.jobID])
+                    try db.execute(sql: "UPDATE scans SET done = done + ?, failed = failed + ? WHERE id = ?",
+                                   arguments: [analysed + failed, failed, scanID])
+                    tally.applied += 1
+                    tally.scansToCheck.insert(scanID)
+                }
+            }
+            return tally
+        }
+    }
+}
+
+/// Writes one admitted result's outcomes into `photos`.
+private struct OutcomeWriter {
+    let db: Database
+    let analysed: Statement
+    let failed: Statement
+
+    init(_ db: Database) throws {
+        self.db = db
+        analysed = try db.cachedStatement(sql: """
+            UPDATE photos SET status = 'analysed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
+                pipeline_version = ?, sha256 = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
+                orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, sharpness = ?,
+                mean_luma = ?, window_phashes = ?, thumbnail = ?, error_kind = NULL, error_message = NULL
+            WHERE id = ? AND job_id = ? AND status = 'pending'
+            """)
+        failed = try db.cachedStatement(sql: """
+            UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
+                pipeline_version = ?, error_kind = ?, error_message = ?
+            WHERE id = ? AND job_id = ? AND status = 'pending'
+            """)
+    }
+
+    /// Returns how many photos were stored analysed and failed.
+    func write(_ result: Cull_V1_Result, pipelineVersion pipeline: Int64) throws -> (analysed: Int, failed: Int) {
+        var analysedCount = 0, failedCount = 0
+        for outcome in result.outcomes {
+            switch outcome.result {
+            case .features(let f):
+                try analysed.execute(arguments: [
+                    result.generation, result.attempt, pipeline, f.sha256, Int64(bitPattern: f.phash),
+                    Int64(bitPattern: f.dhash), f.width, f.height, f.format, f.orientation,
+                    f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty,
+                    f.sharpness, f.meanLuma, WindowHashesColumn.encode(f.windowPhash),
+                    f.thumbnail.isEmpty ? nil : f.thumbnail, outcome.photoID, result.jobID,
+                ])
+                analysedCount += db.changesCount
+            case .failure(let failure):
+                try failed.execute(arguments: [
+                    result.generation, result.attempt, pipeline, failure.kind.storageName,
+                    String(failure.message.prefix(2000)), outcome.photoID, result.jobID,
+                ])
+                failedCount += db.changesCount
+            case nil:
+                continue
+            }
+        }
+        // A photo the worker gave no outcome for is a worker bug: record it, do not leave it
+        // pending forever.
+        try db.execute(sql: """
+            UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?,
+                analysed_attempt = ?, pipeline_version = ?, error_kind = 'internal',
+                error_message = path || ': the worker returned no outcome for this photo'
+            WHERE job_id = ? AND status = 'pending'
+            """, arguments: [result.generation, result.attempt, pipeline, result.jobID])
+        failedCount += db.changesCount
+        return (analysedCount, failedCount)
+    }
+}
