@@ -40,11 +40,11 @@ coordinator="$net.1"
 
 "$bin/cull" sample-library "$work/library" --scenes 6 >/dev/null
 ip netns exec "$tag-c" "$bin/cull" serve --db "$work/cull.sqlite" --work "tcp://$coordinator:5555" \
-  --control tcp://127.0.0.1:5556 --heartbeat-ms 250 2>"$work/serve.log" &
+  --control tcp://127.0.0.1:5556 --heartbeat 250ms 2>"$work/serve.log" &
 pids+=($!)
 for host in w1 w2; do
   ip netns exec "$tag-$host" "$bin/cull-worker" --connect "tcp://$coordinator:5555" --id "$host" \
-    --heartbeat-ms 250 2>"$work/$host.log" &
+    --heartbeat 250ms 2>"$work/$host.log" &
   pids+=($!)
 done
 

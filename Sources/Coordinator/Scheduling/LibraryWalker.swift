@@ -3,7 +3,7 @@ import Foundation
 /// Enumerates a library's files depth-first, a batch at a time.
 ///
 /// Every call blocks on `readdir` and `stat` (a network mount can take its time), so it runs
-/// on the coordinator's fetch queue with a deadline, one batch per call: the async side awaits
+/// on the coordinator's blocking queue (`Coordinator.blockingQueue`) with a deadline, one batch per call: the async side awaits
 /// each batch, stores it and asks for the next, which keeps memory bounded however large the
 /// library (rule 5) and lets dispatch start while the walk goes on.
 final class LibraryWalker: @unchecked Sendable {
