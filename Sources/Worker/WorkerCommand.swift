@@ -55,9 +55,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        LoggingSetup.bootstrap(level: daemonOptions.level(environment: environment, default: .info))
-        let logger = Logger(label: "cull-worker")
-        let watchdog = PoolWatchdog.forDaemon(daemonOptions, environment: environment, logger: logger)
+        let (logger, watchdog) = daemonOptions.startDaemon(label: "cull-worker", defaultLevel: .info, environment: environment)
         defer { watchdog?.stop() }
 
         let host = HostName.current
@@ -83,11 +81,14 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         let daemon = WorkerDaemon(configuration: configuration, transport: socket.thread, faults: FaultInjection(environment: environment), logger: logger)
         let services = daemon.services
-        let group = ServiceGroup(configuration: .init(
+        var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        ))
+            logger: logger)
+        // Rule 3: a goodbye and a closed socket take milliseconds; past this the rest is cancelled.
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(10)
+        groupConfiguration.maximumCancellationDuration = .seconds(5)
+        let group = ServiceGroup(configuration: groupConfiguration)
         try await group.run()
         await socket.close()
         let status = daemon.exitStatus

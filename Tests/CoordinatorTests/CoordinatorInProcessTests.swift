@@ -53,15 +53,15 @@ struct CoordinatorInProcessTests {
 
     @Test("a worker that goes silent loses its jobs to another worker, under a new attempt")
     func silentWorker() async throws {
-        let harness = try await CoordinatorHarness(photos: 1) { $0.heartbeatLiveness = 8 }
+        let harness = try await CoordinatorHarness(photos: 1) { $0.heartbeatLiveness = 20 }
         let mailbox = Mailbox()
         let silent = try await FakeWorker.join("silent", capacity: 1, heartbeats: false, on: harness, mailbox: mailbox)
         _ = try await harness.startScan()
         let first = try #require(await silent.nextJob())
 
         let alive = try await FakeWorker.join("alive", capacity: 1, on: harness, mailbox: mailbox)
-        // Eight 50 ms heartbeats of silence and the coordinator gives up on "silent".
-        let again = try #require(await alive.nextJob(timeout: .seconds(3)))
+        // A second (twenty 50 ms heartbeats) of silence and the coordinator gives up on "silent".
+        let again = try #require(await alive.nextJob(timeout: .seconds(10)))
         #expect(again.jobID == first.jobID && again.attempt > first.attempt)
         #expect(harness.coordinator.scheduler.worker("silent") == nil)
 

@@ -10,18 +10,22 @@ struct ControlClient: Sendable {
     let timeout: Duration
 
     func request(_ command: Cull_V1_Envelope.OneOf_Command) async throws -> Cull_V1_Envelope.OneOf_Command {
-        let context = try ZMQContext()
         let logger = Logger(label: "cull.control-client")
-        let socket: SocketThread
-        do {
-            socket = try SocketThread(name: "cull.control-client", context: context, type: .dealer, inboxCapacity: 4, logger: logger) { socket in
-                try socket.setOption(ZMQ_LINGER, Int32(0))
-                try socket.setOption(ZMQ_MAXMSGSIZE, Int64(256 << 20))
-                try socket.connect(endpoint)
+        let endpoint = self.endpoint
+        // Creating a context and connecting are blocking calls: a thread of their own.
+        let (context, socket) = try await onOwnThread { () throws -> (ZMQContext, SocketThread) in
+            let context = try ZMQContext()
+            do {
+                let socket = try SocketThread(name: "cull.control-client", context: context, type: .dealer, inboxCapacity: 4, logger: logger) { socket in
+                    try socket.setOption(ZMQ_LINGER, Int32(0))
+                    try socket.setOption(ZMQ_MAXMSGSIZE, Int64(256 << 20))
+                    try socket.connect(endpoint)
+                }
+                return (context, socket)
+            } catch let error as ZMQError {
+                context.terminate()
+                throw CLIError("cannot use control endpoint \(endpoint): \(error.message)")
             }
-        } catch let error as ZMQError {
-            try? await onOwnThread { context.terminate() }
-            throw CLIError("cannot use control endpoint \(endpoint): \(error.message)")
         }
         socket.send(WireCodec.encode(command))
         let reply = await withTimeout(timeout) { await socket.inbox.next() }

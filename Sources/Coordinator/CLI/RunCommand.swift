@@ -57,9 +57,7 @@ struct RunCommand: AsyncParsableCommand {
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let level = verbose ? .info : daemonOptions.level(environment: environment, default: .warning)
-        LoggingSetup.bootstrap(level: level)
-        let logger = Logger(label: "cull.run")
-        let watchdog = PoolWatchdog.forDaemon(daemonOptions, environment: environment, logger: logger)
+        let (logger, watchdog) = daemonOptions.startDaemon(label: "cull.run", defaultLevel: level, environment: environment)
         defer { watchdog?.stop() }
         let root = absolutePath(directory)
 

@@ -37,9 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        LoggingSetup.bootstrap(level: daemonOptions.level(environment: environment, default: .info))
-        let logger = Logger(label: "cull.serve")
-        let watchdog = PoolWatchdog.forDaemon(daemonOptions, environment: environment, logger: logger)
+        let (logger, watchdog) = daemonOptions.startDaemon(label: "cull.serve", defaultLevel: .info, environment: environment)
         defer { watchdog?.stop() }
         try await reportingErrors {
             let store = try await CullStore.open(path: absolutePath(db), on: BlockingQueue(label: "cull.serve.setup", limit: 1))

@@ -47,51 +47,35 @@ extension Coordinator {
 
     /// Takes jobs back from the workers holding them, in one transaction: each is queued
     /// again, split photo by photo, or (a lone photo out of dispatches) recorded failed.
-    func takeBack(_ requests: [CullStore.TakeBackRequest], reason: Cull_V1_FailureKind, why: String) async {
+    /// `suspect`: the worker died (went silent, or came back under the same id), so a job it
+    /// held may hold the photo that killed it: from now on it (and its pieces) run alone, and
+    /// the blame for another death is exact. A worker that said goodbye, a dispatch that was
+    /// lost or a result that could not be stored makes no suspect.
+    func takeBack(_ requests: [CullStore.TakeBackRequest], reason: Cull_V1_FailureKind, why: String, suspect: Bool = false) async {
         guard !requests.isEmpty else { return }
         scheduler.count { $0.jobsRequeued += UInt64(requests.count) }
         do {
-            // A job whose worker died may hold the photo that killed it: from now on it (and
-            // its pieces) run alone, so the blame for another death is exact.
-            let outcome = try await store.takeBack(requests, kind: reason, why: why, suspect: reason == .workerLost,
+            let outcome = try await store.takeBack(requests, kind: reason, why: why, suspect: suspect,
                                                    maxDispatches: configuration.maxDispatches)
             for jobID in outcome.split {
                 logger.warning("job failed \(configuration.maxDispatches) times; splitting it photo by photo", metadata: ["job": "\(jobID)"])
             }
             scheduler.enqueue(outcome.queue, atFront: true)
-            await checkCompletion(outcome.scansToCheck)
+            checkCompletion(outcome.scansToCheck)
         } catch {
             logger.error("could not take jobs back; the reconciliation sweep will", metadata: ["error": "\(describe(error))"])
         }
         dispatchBell.ring()
     }
 
-    /// Groups each scan whose every photo has an outcome, if it is still current. A check asked
-    /// for while one is running for the same scan is not lost: that one runs again.
-    func checkCompletion(_ scanIDs: Set<Int64>) async {
-        for scanID in scanIDs {
-            let claimed = finalizing.withLock { state -> Bool in
-                if state.running.contains(scanID) {
-                    state.again.insert(scanID)
-                    return false
-                }
-                state.running.insert(scanID)
-                return true
-            }
-            guard claimed else { continue }
-            var repeatCheck = true
-            while repeatCheck {
-                await finalizeIfComplete(scanID)
-                repeatCheck = finalizing.withLock { state in
-                    if state.again.remove(scanID) != nil { return true }
-                    state.running.remove(scanID)
-                    return false
-                }
-            }
-        }
+    /// Asks the `Finalizer` to group each of these scans if every photo of it has an outcome.
+    /// Returns at once: grouping never runs inside the service that asks (storing results,
+    /// taking jobs back and the sweep go on meanwhile).
+    func checkCompletion(_ scanIDs: Set<Int64>) {
+        completionChecks.request(scanIDs)
     }
 
-    private func finalizeIfComplete(_ scanID: Int64) async {
+    func finalizeIfComplete(_ scanID: Int64) async {
         do {
             guard try await store.isComplete(scanID: scanID), let scan = try await store.scan(id: scanID) else { return }
             let photos = try await store.groupingInput(scan: scan)
@@ -104,6 +88,8 @@ extension Coordinator {
             } else {
                 logger.info("scan ended before it could finalize; its groups were not stored", metadata: ["scan": "\(scanID)"])
             }
+        } catch is CancellationError {
+            return  // shutting down: the scan is grouped after the restart
         } catch {
             // The reconciliation sweep asks again in a few seconds.
             logger.error("could not finalize scan; will retry", metadata: ["scan": "\(scanID)", "error": "\(describe(error))"])

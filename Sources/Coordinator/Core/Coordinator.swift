@@ -9,11 +9,11 @@ import Synchronization
 /// The coordinator: what its services share, and the actions they take.
 ///
 /// It runs as a group of services (`services`), one per long-running loop, in one
-/// `ServiceGroup`: the work channel, the control channel, the dispatcher, the result writer,
-/// the deadline monitor, the heartbeat sender, the reconciler and the walker. Each stops on
-/// graceful shutdown; the group stops them in reverse order, so the walk and the sweeps stop
-/// first, then dispatching, then the channels (workers are told goodbye), and the result writer
-/// last, after it has stored what it holds.
+/// `ServiceGroup`: the result writer, the finalizer, the work channel, the control channel,
+/// the dispatcher, the deadline monitor, the heartbeat sender, the reconciler and the walker.
+/// Each stops on graceful shutdown; the group stops them in reverse order, so the walk and the
+/// sweeps stop first, then dispatching, then the channels (workers are told goodbye), then
+/// grouping, and the result writer last, after it has stored what it holds.
 ///
 /// It talks to workers and clients through `MessageTransport`s: ZeroMQ sockets on their own
 /// threads in production (`CoordinatorSockets`), in-process transports in tests. Threads:
@@ -38,14 +38,14 @@ final class Coordinator: Sendable {
     let results: ResultBuffer
     let scanStarts: AsyncStream<ScanRecord>
     let scanStartsContinuation: AsyncStream<ScanRecord>.Continuation
-    /// Scans being finalized, and those whose completion must be checked again when that ends.
-    let finalizing = Mutex<(running: Set<Int64>, again: Set<Int64>)>(([], []))
+    /// Scans whose completion the `Finalizer` must check.
+    let completionChecks = CompletionChecks()
     /// Scans whose walk is under way in this process.
     let activeWalks = Mutex<Set<Int64>>([])
 
     /// - Parameters:
-    ///   - host: this machine's name, for the coordinator id workers see (read by the caller
-    ///     off the cooperative pool: looking a host name up can block).
+    ///   - host: this machine's name, for the coordinator id workers see (`HostName.current`:
+    ///     the kernel's name, never a DNS lookup that could block).
     init(configuration: CoordinatorConfiguration, store: CullStore, work: any MessageTransport,
          control: (any MessageTransport)?, host: String, logger: Logger) {
         self.configuration = configuration
@@ -60,7 +60,7 @@ final class Coordinator: Sendable {
 
     /// Every long-running loop as a service, in start order (the group stops them in reverse).
     var services: [any Service] {
-        var services: [any Service] = [ResultWriter(self), WorkChannel(self)]
+        var services: [any Service] = [ResultWriter(self), Finalizer(self), WorkChannel(self)]
         if let control { services.append(ControlChannel(self, transport: control)) }
         services += [Dispatcher(self), DeadlineMonitor(self), HeartbeatSender(self), Reconciler(self), WalkService(self)]
         return services
@@ -91,7 +91,7 @@ final class Coordinator: Sendable {
         let running = try await store.runningScans()
         for scan in running where !scan.walkComplete { scanStartsContinuation.yield(scan) }
         let walked = Set(running.filter(\.walkComplete).map(\.id))
-        if !walked.isEmpty { Task { await self.checkCompletion(walked) } }
+        checkCompletion(walked)
         if !running.isEmpty {
             logger.info("resuming scans", metadata: ["scans": "\(running.map(\.id))", "jobs": "\(jobs.count)"])
         }

@@ -4,10 +4,11 @@ import Synchronization
 
 /// Accepted RESULTs on their way to SQLite, bounded (rule 5).
 ///
-/// Only results the scheduler accepted (the dispatch in flight) get here, so in normal running
-/// it holds at most the credit of all workers. If SQLite falls behind anyway, `append` waits for
-/// room: the work channel stops reading, ZeroMQ's high-water marks push back on the workers,
-/// and nothing grows.
+/// Only results the scheduler accepted (the dispatch in flight) get here; forged, late and
+/// stale ones are dropped before. A worker's credit comes back when its result is accepted,
+/// so while SQLite keeps up the buffer holds about one batch; if SQLite falls behind it fills
+/// to `capacity`, and then `append` waits: the work channel stops reading, ZeroMQ's high-water
+/// marks push back on the workers, and nothing grows.
 final class ResultBuffer: Sendable {
     let capacity: Int
     private let slots: ConcurrencyLimiter

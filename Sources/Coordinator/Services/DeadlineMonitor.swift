@@ -44,7 +44,7 @@ struct DeadlineMonitor: Service {
         for workerID in coordinator.scheduler.silentWorkers(limit: configuration.heartbeatInterval * configuration.heartbeatLiveness) {
             let jobs = coordinator.scheduler.remove(workerID: workerID)
             coordinator.logger.warning("worker went silent; requeueing its jobs", metadata: ["worker": "\(workerID)", "jobs": "\(jobs.count)"])
-            await coordinator.takeBack(jobs, reason: .workerLost, why: "its worker stopped answering")
+            await coordinator.takeBack(jobs, reason: .workerLost, why: "its worker stopped answering", suspect: true)
         }
     }
 }

@@ -43,7 +43,7 @@ struct Reconciler: Service {
         }
         for scan in try await store.runningScans() {
             if scan.walkComplete {
-                await coordinator.checkCompletion([scan.id])
+                coordinator.checkCompletion([scan.id])
             } else if !coordinator.activeWalks.withLock({ $0.contains(scan.id) }) {
                 coordinator.scanStartsContinuation.yield(scan)
             }

@@ -38,7 +38,7 @@ struct ResultWriter: Service {
             if tally.stale + tally.duplicate > 0 {
                 coordinator.logger.info("dropped results that no longer match", metadata: ["stale": "\(tally.stale)", "duplicate": "\(tally.duplicate)"])
             }
-            await coordinator.checkCompletion(tally.scansToCheck)
+            coordinator.checkCompletion(tally.scansToCheck)
         } catch {
             // Not lost for good: their jobs are still dispatched in SQLite; taken back now, they
             // are dispatched again with new attempts.

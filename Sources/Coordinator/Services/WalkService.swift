@@ -44,7 +44,7 @@ struct WalkService: Service {
             }
             try await store.markWalkComplete(scan: scan)
             coordinator.logger.info("walk complete", metadata: ["scan": "\(scan.id)"])
-            await coordinator.checkCompletion([scan.id])
+            coordinator.checkCompletion([scan.id])
         } catch is ScanNotCurrent {
             coordinator.logger.info("walk stopped: the scan is no longer current", metadata: ["scan": "\(scan.id)"])
         } catch is CancellationError {

@@ -85,7 +85,7 @@ struct WorkChannel: Service {
         }
         if !orphaned.isEmpty {
             let coordinator = self.coordinator
-            Task { await coordinator.takeBack(orphaned, reason: .workerLost, why: "its worker restarted") }
+            Task { await coordinator.takeBack(orphaned, reason: .workerLost, why: "its worker restarted", suspect: true) }
         }
         coordinator.dispatchBell.ring()
     }

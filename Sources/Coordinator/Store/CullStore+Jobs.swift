@@ -3,8 +3,9 @@ import GRDB
 import Shared
 
 /// Jobs: dispatch records, taking jobs back (requeue, split or fail, in one transaction), and
-/// what a restart or the reconciliation sweep needs to find them again. Every transition is
-/// decided by `JobLifecycle` on the row as it is inside the transaction.
+/// what a restart or the reconciliation sweep needs to find them again. Every transition of a
+/// job row (here, in `ResultFence` and when a scan ends) is decided by `JobLifecycle` on the
+/// row as it is inside the transaction; jobs are only ever created queued (`insertJob`).
 extension CullStore {
     /// Records dispatches before they are sent: each job still queued for a running scan gets
     /// a fresh attempt token from a sequence stored in the same transaction, so no token is

@@ -46,8 +46,13 @@ extension CullStore {
     private static func endScan(_ db: Database, scanID: Int64, state: ScanState, at time: Double, error: String?) throws {
         try db.execute(sql: "UPDATE scans SET state = ?, finished_at = ?, error = ? WHERE id = ? AND state = ?",
                        arguments: [state, time, error, scanID, ScanState.running])
-        try db.execute(sql: "UPDATE jobs SET state = ? WHERE scan_id = ? AND state IN (?, ?)",
-                       arguments: [JobState.abandoned, scanID, JobState.queued, JobState.dispatched])
+        let open = try JobRecord.filter(Column("scan_id") == scanID && [JobState.queued, JobState.dispatched].contains(Column("state"))).fetchAll(db)
+        for var record in open {
+            var lifecycle = record.lifecycle(generation: 0)
+            guard lifecycle.abandon() else { continue }
+            record.apply(lifecycle)
+            try record.update(db)
+        }
     }
 
     func scan(id: Int64) async throws -> ScanRecord? {

@@ -15,16 +15,21 @@ enum ResultFence {
         case duplicate
     }
 
-    static func verdict(_ db: Database, result: Cull_V1_Result, workerID: String) throws -> Verdict {
-        guard let (record, lifecycle) = try CullStore.job(db, id: result.jobID) else { return .duplicate }
-        guard try CullStore.isCurrent(db, scanID: record.scanId, generation: result.generation) else { return .stale }
+    /// Decides, and on admission moves the job to `done` through its lifecycle (the caller
+    /// writes the outcomes in the same transaction).
+    static func admit(_ db: Database, result: Cull_V1_Result, workerID: String) throws -> Verdict {
+        guard let (found, lifecycle) = try CullStore.job(db, id: result.jobID) else { return .duplicate }
+        guard try CullStore.isCurrent(db, scanID: found.scanId, generation: result.generation) else { return .stale }
+        var record = found, completed = lifecycle
         do throws(JobLifecycle.Refusal) {
-            try lifecycle.check(attempt: result.attempt, workerID: workerID, generation: result.generation)
+            try completed.complete(attempt: result.attempt, workerID: workerID, generation: result.generation)
         } catch .otherGeneration {
             return .stale
         } catch {
             return .duplicate
         }
+        record.apply(completed)
+        try record.update(db)
         return .admit(scanID: record.scanId)
     }
 }
@@ -38,14 +43,13 @@ extension CullStore {
             let writer = try OutcomeWriter(db)
             for received in results {
                 let result = received.result
-                switch try ResultFence.verdict(db, result: result, workerID: received.workerID) {
+                switch try ResultFence.admit(db, result: result, workerID: received.workerID) {
                 case .stale:
                     tally.stale += 1
                 case .duplicate:
                     tally.duplicate += 1
                 case .admit(let scanID):
                     let (analysed, failed) = try writer.write(result, pipelineVersion: Int64(received.pipelineVersion))
-                    try db.execute(sql: "UPDATE jobs SET state = ? WHERE id = ?", arguments: [JobState.done, result.jobID])
                     try db.execute(sql: "UPDATE scans SET done = done + ?, failed = failed + ? WHERE id = ?",
                                    arguments: [analysed + failed, failed, scanID])
                     tally.applied += 1

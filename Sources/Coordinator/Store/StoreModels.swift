@@ -92,7 +92,7 @@ struct ScanNotCurrent: Error, CustomStringConvertible {
 }
 
 /// `photos.window_phashes`: the window pHashes as one BLOB of little-endian 64-bit words
-/// (72 bytes for nine windows), so a row stays one row.
+/// (400 bytes for the 50 windows of pipeline 3), so a row stays one row.
 enum WindowHashesColumn {
     static func encode(_ hashes: [UInt64]) -> Data? {
         guard !hashes.isEmpty else { return nil }

@@ -5,7 +5,7 @@ import Synchronization
 /// Notices when Swift concurrency's cooperative pool stops running tasks: the postmortem's
 /// failure signature ("global async standstill, zero crash logs, near-idle CPU").
 ///
-/// A timer on a dispatch queue (not a cooperative thread) starts a trivial probe task and
+/// The `TimerThread` (a thread of its own, not a cooperative one) starts a trivial probe task and
 /// checks, on each tick, whether the previous probe has run. A probe still waiting after
 /// `threshold` means every cooperative thread is busy or blocked: that is logged, with what to
 /// look for, and counted. Daemons run one always; the integration tests fail on any stall.

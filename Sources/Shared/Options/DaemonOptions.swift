@@ -47,6 +47,16 @@ public struct DaemonOptions: ParsableArguments, Sendable {
     }
 }
 
+extension DaemonOptions {
+    /// Sets up logging at the chosen level and starts the pool watchdog (stop it on exit):
+    /// the first thing every daemon does.
+    public func startDaemon(label: String, defaultLevel: Logger.Level, environment: [String: String]) -> (Logger, PoolWatchdog?) {
+        LoggingSetup.bootstrap(level: level(environment: environment, default: defaultLevel))
+        let logger = Logger(label: label)
+        return (logger, PoolWatchdog.forDaemon(self, environment: environment, logger: logger))
+    }
+}
+
 extension Logger.Level: @retroactive ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
     public static var allValueStrings: [String] { Logger.Level.allCases.map(\.rawValue) }
