@@ -1,11 +1,45 @@
 #!/usr/bin/env bash
-# Grouping at library scale: how long `Grouper` takes for N synthetic photos (random hashes and
-# thumbnails, every tenth photo with two near copies), in a release build.
-# Usage: bench/grouping.sh [N,N,...]   (default 20000,100000; each size is one run)
+# Grouping at library scale, in a release build.
+#
+# Usage: bench/grouping.sh [candidates SIZES | grouper SIZES]
+#   candidates 100000,300000,1000000 (default): candidate search on realistic feature rows
+#     (Tests/CoordinatorTests/Benchmarks: rows drawn from the features of really analysed
+#     photos, planted copies made by the corpora's real edits), every method in the same run:
+#     the brute-force popcount floor (up to CULL_BENCH_FLOOR_MAX rows, default 300000),
+#     multi-index hashing at 3, 4 and 5 pieces, today's HashIndex (up to 100000), and the
+#     window searches grouping adds (crops, overlays).
+#   grouper 20000,100000: today's whole Grouper on uniform random rows (the older benchmark).
+# The feature model is made once (bench/feature-model.py) from `cull run` on the development,
+# holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
 # The first run builds the tests in release mode (about 5 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-sizes=${1:-20000,100000}
+mode=${1:-candidates}
+sizes=${2:-}
+shared=${SHARED:-../shared/corpus}
+model=${CULL_FEATURE_MODEL:-/tmp/cull-feature-model.json}
+swift build -c release >/dev/null
 swift build -c release --build-tests -Xswiftc -enable-testing >/dev/null
-CULL_BENCH_GROUPING=$sizes swift test -c release -Xswiftc -enable-testing --skip-build \
-  --filter GroupingScaleBenchmark 2>&1 | grep -E '^grouping|✘'
+case $mode in
+  candidates)
+    if [ ! -f "$model" ]; then
+      [ -f /tmp/dev-corpus/truth.csv ] || python3 "$shared/build-corpus.py" --out /tmp/dev-corpus
+      [ -f /tmp/holdout-corpus/truth.csv ] || python3 bench/holdout-corpus.py /tmp/holdout-corpus
+      [ -f /tmp/hard-corpus/truth.csv ] || python3 "$shared/build-corpus.py" --out /tmp/hard-corpus --hard
+      work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+      specs=()
+      for c in dev holdout hard; do
+        .build/release/cull run "/tmp/$c-corpus/photos" --db "$work/$c.sqlite" --format csv >/dev/null
+        specs+=("/tmp/$c-corpus:$work/$c.sqlite")
+      done
+      python3 bench/feature-model.py "$model" "${specs[@]}"
+    fi
+    CULL_FEATURE_MODEL=$model CULL_BENCH_CANDIDATES=${sizes:-100000,300000,1000000} \
+      swift test -c release -Xswiftc -enable-testing --skip-build --filter CandidateSearchBenchmark 2>&1 | grep -E '^candidates|✘'
+    ;;
+  grouper)
+    CULL_BENCH_GROUPING=${sizes:-20000,100000} swift test -c release -Xswiftc -enable-testing --skip-build \
+      --filter GroupingScaleBenchmark 2>&1 | grep -E '^grouping|✘'
+    ;;
+  *) echo "usage: bench/grouping.sh [candidates|grouper] [SIZES]" >&2; exit 64 ;;
+esac

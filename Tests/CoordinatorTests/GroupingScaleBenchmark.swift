@@ -5,7 +5,7 @@ import Testing
 
 /// A benchmark, not a test: how grouping scales with the library (bench/grouping.sh runs it in a
 /// release build). Skipped unless CULL_BENCH_GROUPING names the photo counts, e.g. "100000,400000".
-@Suite("Grouping at library scale (benchmark)")
+@Suite("Grouping at library scale (benchmark)", .timeLimit(.minutes(30)))
 struct GroupingScaleBenchmark {
     static let sizes: [Int] = (ProcessInfo.processInfo.environment["CULL_BENCH_GROUPING"] ?? "")
         .split(separator: ",").compactMap { Int($0) }

@@ -7,7 +7,7 @@ import Testing
 
 /// The fence of rule 4: results are stored only for the current generation and the attempt in
 /// flight, checked inside the transaction that writes them.
-@Suite("SQLite fence")
+@Suite("SQLite fence", .timeLimit(.minutes(2)))
 struct StoreFenceTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-store-\(UUID())").path
 

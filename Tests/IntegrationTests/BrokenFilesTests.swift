@@ -9,7 +9,7 @@ import Testing
 /// Issue 3: no input file can crash or hang a worker. A library of broken files (and a few good
 /// ones, progressive and CMYK among them) goes through a real coordinator and one real worker;
 /// every file gets its failure kind, with a message naming it, and the worker lives through all.
-@Suite("Broken files", .serialized)
+@Suite("Broken files", .serialized, .timeLimit(.minutes(5)))
 struct BrokenFilesTests {
     @Test("one scan of the broken-file corpus: every file its kind, good photos analysed and grouped, one worker alive throughout")
     func scan() async throws {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite("CLI errors")
+@Suite("CLI errors", .timeLimit(.minutes(5)))
 struct CLIErrorTests {
     @Test("no daemon: a clear message and a non-zero exit, within the timeout")
     func noDaemon() async throws {
@@ -42,7 +42,9 @@ struct CLIErrorTests {
         let args = ["serve", "--db", scratch.path + "/a.sqlite", "--work", "tcp://127.0.0.1:\(ports[0])", "--control", "tcp://127.0.0.1:\(ports[1])"]
         let first = try Child("cull", args, in: scratch.path)
         defer { first.signal(SIGKILL) }
-        try await Task.sleep(for: .milliseconds(500))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !first.stderr.contains("listening"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(first.stderr.contains("listening"), "the first daemon came up: \(first.stderr)")
         let second = try await runCommand("cull", args.map { $0.replacingOccurrences(of: "a.sqlite", with: "b.sqlite") }, in: scratch.path, timeout: .seconds(30))
         #expect(second.status == 1)
         #expect(second.stderr.contains("cannot listen on"), "stderr: \(second.stderr)")

@@ -4,7 +4,7 @@ import GRDB
 import Shared
 import Testing
 
-@Suite("Chaos", .serialized)
+@Suite("Chaos", .serialized, .timeLimit(.minutes(10)))
 struct ChaosTests {
     /// ≥ 2,000 photos, 4 workers; a random worker is killed with SIGKILL every second and
     /// restarted; the coordinator is killed with SIGKILL twice and restarted. At the end every

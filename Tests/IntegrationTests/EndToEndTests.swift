@@ -7,7 +7,7 @@ import Testing
 
 /// Real processes on loopback: `cull run`, and `cull serve` with two `cull-worker`s driven by
 /// the CLI, on a generated library of JPEGs with known duplicates.
-@Suite("End to end", .serialized)
+@Suite("End to end", .serialized, .timeLimit(.minutes(5)))
 struct EndToEndTests {
     /// The edits grouping must always catch on the synthetic scenes.
     static let mustGroup: [SampleLibrary.Edit] = [.original, .exactCopy, .resized, .recompressed, .brightened, .exifRotated, .png, .webp]

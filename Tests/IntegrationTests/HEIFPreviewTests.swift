@@ -4,7 +4,7 @@ import Testing
 
 /// `--previews auto` on HEIC: libheif's thumbnail item stands in for the primary image. The file
 /// is made by libheif's own `heif-enc` (scripts/setup.sh installs it), as a phone would store it.
-@Suite("HEIF previews")
+@Suite("HEIF previews", .timeLimit(.minutes(5)))
 struct HEIFPreviewTests {
     @Test("a HEIC's thumbnail item is analysed with previews on, the primary image with them off; both agree")
     func heifThumbnail() async throws {

@@ -4,7 +4,7 @@ import Shared
 import Synchronization
 import Testing
 
-@Suite("BlockingQueue")
+@Suite("BlockingQueue", .timeLimit(.minutes(2)))
 struct BlockingQueueTests {
     @Test("work that never returns times out, is counted as abandoned, and is forgotten once it ends")
     func timeoutAndAbandonment() async throws {

@@ -2,7 +2,7 @@ import Shared
 import Synchronization
 import Testing
 
-@Suite("ConcurrencyLimiter")
+@Suite("ConcurrencyLimiter", .timeLimit(.minutes(2)))
 struct ConcurrencyLimiterTests {
     @Test("waiters are admitted in the order they arrived")
     func fifoOrder() async throws {

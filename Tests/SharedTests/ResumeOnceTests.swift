@@ -3,7 +3,7 @@ import Shared
 import Synchronization
 import Testing
 
-@Suite("ResumeOnce")
+@Suite("ResumeOnce", .timeLimit(.minutes(2)))
 struct ResumeOnceTests {
     @Test("of many racing completions exactly one resumes the continuation")
     func racingCompletions() async throws {

@@ -4,7 +4,7 @@ import Logging
 import Shared
 import Testing
 
-@Suite("SocketThread over ZeroMQ")
+@Suite("SocketThread over ZeroMQ", .timeLimit(.minutes(2)))
 struct SocketThreadTests {
     let logger = Logger(label: "test")
 
@@ -63,7 +63,8 @@ struct SocketThreadTests {
             try socket.connect("inproc://bounded")
         }
         for index in 0..<50 { dealer.send([[UInt8(index)]]) }
-        try await Task.sleep(for: .milliseconds(300))
+        let deadline = ContinuousClock.now + .seconds(5)
+        while router.inbox.hasRoom, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(!router.inbox.hasRoom, "the inbox filled to its capacity and no further")
         var seen: [UInt8] = []
         for await message in router.inbox {

@@ -1,0 +1,52 @@
+@testable import Coordinator
+import Analysis
+import Testing
+
+@Suite("Multi-index hashing", .timeLimit(.minutes(1)))
+struct MultiIndexHashTests {
+    /// Clustered hashes (copies a few bits from a few centres) plus uniform ones: buckets of
+    /// every size, and many pairs near every radius.
+    static func hashes(_ count: Int, seed: UInt64) -> [UInt64] {
+        var random = SplitMix64(seed: seed)
+        let centres = (0..<20).map { _ in random.next() }
+        return (0..<count).map { i in
+            guard i % 3 != 0 else { return random.next() }
+            var hash = centres[Int(random.next() % 20)]
+            for _ in 0..<Int(random.next() % 14) { hash ^= 1 << (random.next() % 64) }
+            return hash
+        }
+    }
+
+    @Test("finds exactly the hashes a brute-force scan finds, each once, at every piece count and radius",
+          arguments: [3, 4, 5, 8])
+    func exact(pieces: Int) {
+        let stored = Self.hashes(3000, seed: UInt64(pieces))
+        let index = MultiIndexHash(stored, pieces: pieces)
+        for radius in [0, 3, 8, 10] {
+            for query in Self.hashes(60, seed: 99) + stored.prefix(40) {
+                var found: [Int] = []
+                index.forEachNeighbour(of: query, within: radius) { id, distance in
+                    found.append(id)
+                    #expect(distance == (stored[id] ^ query).nonzeroBitCount)
+                }
+                let expected = stored.indices.filter { (stored[$0] ^ query).nonzeroBitCount <= radius }
+                #expect(found.sorted() == expected, "pieces \(pieces), radius \(radius)")
+            }
+        }
+    }
+
+    @Test("the piece count follows 64 / log2(n)")
+    func pieceCount() {
+        #expect(MultiIndexHash.pieceCount(for: 1_000_000) == 3)
+        #expect(MultiIndexHash.pieceCount(for: 65_536) == 4)
+        #expect(MultiIndexHash.pieceCount(for: 10) == 8)
+    }
+
+    @Test("radius split by the generalised pigeonhole principle")
+    func radii() {
+        let index = MultiIndexHash([1, 2, 3], pieces: 4)
+        #expect(index.pieceRadii(for: 10) == [2, 2, 2, 1])
+        #expect(index.pieceRadii(for: 8) == [2, 1, 1, 1])
+        #expect(index.pieceRadii(for: 2) == [0, 0, 0, -1])
+    }
+}
