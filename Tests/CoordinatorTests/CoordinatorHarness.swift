@@ -87,21 +87,19 @@ final class FakeWorker: Sendable {
 
     deinit { beating.withLock { $0?.cancel() } }
 
-    /// Says HELLO with `capacity`, waits for WELCOME, and (unless told not to) heartbeats
-    /// every 20 ms from then on, as a live worker does.
-    static func join(_ id: String, capacity: UInt32, heartbeats: Bool = true, on harness: CoordinatorHarness, mailbox: Mailbox) async throws -> FakeWorker {
+    /// Says HELLO with `capacity`, waits for WELCOME, and heartbeats every 20 ms from then on,
+    /// as a live worker does (until `fallSilent`).
+    static func join(_ id: String, capacity: UInt32, on harness: CoordinatorHarness, mailbox: Mailbox) async throws -> FakeWorker {
         let worker = FakeWorker(id, on: harness, mailbox: mailbox)
         worker.send(.hello(.with { $0.workerID = id; $0.capacity = capacity; $0.pipelineVersion = 3 }))
         _ = try #require(await worker.next(timeout: .seconds(5)) { if case .welcome = $0 { true } else { false } })
-        if heartbeats {
-            let transport = harness.work
-            let frames = [Array(id.utf8)] + WireCodec.encode(.heartbeat(Cull_V1_Heartbeat()))
-            worker.beating.withLock {
-                $0 = Task {
-                    while !Task.isCancelled, !transport.isShutDown {
-                        transport.deliver(frames)
-                        try? await Task.sleep(for: .milliseconds(20))
-                    }
+        let transport = harness.work
+        let frames = [Array(id.utf8)] + WireCodec.encode(.heartbeat(Cull_V1_Heartbeat()))
+        worker.beating.withLock {
+            $0 = Task {
+                while !Task.isCancelled, !transport.isShutDown {
+                    transport.deliver(frames)
+                    try? await Task.sleep(for: .milliseconds(20))
                 }
             }
         }

@@ -55,9 +55,10 @@ struct CoordinatorInProcessTests {
     func silentWorker() async throws {
         let harness = try await CoordinatorHarness(photos: 1) { $0.heartbeatLiveness = 20 }
         let mailbox = Mailbox()
-        let silent = try await FakeWorker.join("silent", capacity: 1, heartbeats: false, on: harness, mailbox: mailbox)
+        let silent = try await FakeWorker.join("silent", capacity: 1, on: harness, mailbox: mailbox)
         _ = try await harness.startScan()
         let first = try #require(await silent.nextJob())
+        silent.fallSilent()
 
         let alive = try await FakeWorker.join("alive", capacity: 1, on: harness, mailbox: mailbox)
         // A second (twenty 50 ms heartbeats) of silence and the coordinator gives up on "silent".
