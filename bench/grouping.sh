@@ -6,8 +6,9 @@
 #     (Tests/CoordinatorTests/Benchmarks: rows drawn from the features of really analysed
 #     photos, planted copies made by the corpora's real edits), every method in the same run:
 #     the brute-force popcount floor (up to CULL_BENCH_FLOOR_MAX rows, default 300000),
-#     multi-index hashing at 3, 4 and 5 pieces, today's HashIndex (up to 100000), and the
-#     window searches grouping adds (crops, overlays).
+#     multi-index hashing of the whole frames at 4 and 5 pieces, and CandidateSearch (frames,
+#     crops, overlays) with the default plan on every row and other plans on a sample of rows,
+#     with the peak RSS, and how many planted copies each plan can reach.
 #   grouper 20000,100000: today's whole Grouper on uniform random rows (the older benchmark).
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
@@ -18,7 +19,8 @@ mode=${1:-candidates}
 sizes=${2:-}
 shared=${SHARED:-../shared/corpus}
 model=${CULL_FEATURE_MODEL:-/tmp/cull-feature-model.json}
-swift build -c release >/dev/null
+# One release build with -enable-testing serves both the cull binary and the benchmark tests
+# (a plain release build first would only be rebuilt over).
 swift build -c release --build-tests -Xswiftc -enable-testing >/dev/null
 case $mode in
   candidates)

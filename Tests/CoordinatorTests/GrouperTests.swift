@@ -34,31 +34,6 @@ struct GrouperTests {
         #expect(Grouper(threshold: 10).groups(of: photos).isEmpty)
     }
 
-    @Test("multi-index candidates find every pair brute force finds")
-    func candidatesAreComplete() {
-        var generator = SplitMix64(seed: 5)
-        var hashes: [UInt64] = (0..<300).map { _ in generator.next() }
-        // Plant close pairs at every distance up to the threshold.
-        for d in 0...12 {
-            var mask: UInt64 = 0
-            while mask.nonzeroBitCount < d { mask |= 1 << (generator.next() % 64) }
-            hashes.append(hashes[d] ^ mask)
-        }
-        let index = HashIndex(hashes)
-        for threshold in [4, 8, 10, 12] {
-            var found = Set<[Int]>()
-            for (a, hash) in hashes.enumerated() {
-                index.forEachNeighbour(of: hash, within: threshold) { b in
-                    if b > a { found.insert([a, b]) }
-                }
-            }
-            var expected = Set<[Int]>()
-            for a in hashes.indices { for b in (a + 1)..<hashes.count where PerceptualHash.distance(hashes[a], hashes[b]) <= threshold { expected.insert([a, b]) } }
-            #expect(found == expected, "threshold \(threshold)")
-            #expect(!expected.isEmpty)
-        }
-    }
-
     @Test("keeper: most pixels, then largest file")
     func keeper() {
         let grouper = Grouper()
@@ -115,11 +90,13 @@ struct GrouperTests {
         #expect(!byFrames.contains([1, 2, 3, 4]), "whole frames alone found every edit: the test no longer exercises windows")
 
         // The shared watermark makes the two scenes candidates; the thumbnail check is what
-        // keeps them apart (a limit of 1 accepts every candidate).
+        // keeps them apart (a limit of 1 accepts every candidate). Even then the other scene's
+        // crop (6) stays out: it is a candidate of 5 only, and groups do not chain.
         var lax = Grouper()
         lax.windowConfirmation = 1
         lax.frameConfirmation = 1
         let laxGroups = lax.groups(of: photos).map { Set($0.members.map(\.photoID)) }
-        #expect(laxGroups == [[1, 2, 3, 4, 5, 6]])
+        #expect(laxGroups.contains { $0.isSuperset(of: [4, 5]) }, "\(laxGroups)")
+        #expect(!laxGroups.contains { $0.isSuperset(of: [1, 6]) }, "\(laxGroups)")
     }
 }

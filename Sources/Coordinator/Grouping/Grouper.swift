@@ -1,13 +1,13 @@
 import Analysis
+import Foundation
 
-/// Finds groups among analysed photos: identical bytes first, then near-duplicates, joined
-/// transitively (union-find).
+/// Finds groups among analysed photos: identical bytes first, then near-duplicates, clustered
+/// around their keepers (`StarClustering`: confirmed against the group, never chained).
 ///
 /// Near-duplicates are found in two steps (docs/FEATURES.md):
-/// 1. Candidates from pHashes, through `HashIndex`: the whole frames within `threshold` bits,
-///    a window of one photo within `windowThreshold` of the other's whole frame (one is a crop
-///    of the other), or the same overlay window of both within `windowThreshold` (an overlay
-///    outside that window).
+/// 1. Candidates from pHashes, through `CandidateSearch` (`plan`): the whole frames within
+///    `threshold` bits, a window of one photo close to the other's whole frame (one is a crop
+///    of the other), or the same overlay window of both close (an overlay outside that window).
 /// 2. Confirmation of each candidate by the photos' layout thumbnails, compared on the
 ///    windows that matched (`LayoutThumbnail.difference` at most `frameConfirmation` for
 ///    whole frames, `windowConfirmation` for windows). Rows from
@@ -15,8 +15,10 @@ import Analysis
 struct Grouper: Sendable {
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
-    /// pHash distance at or under which a window is a candidate for a frame or the same window.
-    var windowThreshold: Int = 8
+    /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
+    var plan = CandidatePlan()
+    /// Threads candidate search runs on (its own, not the cooperative pool's).
+    var threads = ProcessInfo.processInfo.activeProcessorCount
     /// The largest `LayoutThumbnail.difference` that confirms whole frames. Looser than for
     /// windows: frames that also agree by pHash have the same geometry, and a tone edit that
     /// clips highlights moves cell ranks a little (docs/FEATURES.md).
@@ -35,32 +37,54 @@ struct Grouper: Sendable {
 
     func groups(of photos: [GroupingPhoto]) -> [PhotoGroup] {
         guard !photos.isEmpty else { return [] }
-        var sets = DisjointSets(count: photos.count)
 
-        // Exact: identical SHA-256.
-        var firstWithDigest: [[UInt8]: Int] = [:]
-        for (index, photo) in photos.enumerated() where !photo.sha256.isEmpty {
-            if let first = firstWithDigest[photo.sha256] {
-                sets.union(first, index)
-            } else {
-                firstWithDigest[photo.sha256] = index
+        // Exact: identical SHA-256. Near-duplicates are looked for among distinct contents only:
+        // one representative per digest, the best keeper of its copies.
+        var copiesOf: [[UInt8]: [Int]] = [:]
+        for (index, photo) in photos.enumerated() where !photo.sha256.isEmpty { copiesOf[photo.sha256, default: []].append(index) }
+        let representatives = photos.indices.filter { index in
+            guard let copies = copiesOf[photos[index].sha256] else { return true }
+            return copies.max { isBetterKeeper(photos[$1], than: photos[$0]) } == index
+        }
+
+        // Near: candidates, each pair confirmed on the first of its pairings that holds, then
+        // clustered around keepers (`StarClustering`), never chained.
+        var hashes = CompactHashes(plan: planWithThreshold)
+        hashes.reserve(representatives.count)
+        for index in representatives { hashes.append(frame: photos[index].pHash, windows: photos[index].windowPHashes) }
+        var confirmedPairs: [(Int, Int)] = []
+        var confirmedKeys = Set<UInt64>()
+        for candidate in CandidateSearch(hashes).candidates(threads: threads) {
+            let key = UInt64(UInt32(min(candidate.a, candidate.b))) << 32 | UInt64(UInt32(max(candidate.a, candidate.b)))
+            guard !confirmedKeys.contains(key) else { continue }
+            let i = representatives[Int(candidate.a)], j = representatives[Int(candidate.b)]
+            if confirms(photos[i], photos[j], Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB))) {
+                confirmedKeys.insert(key)
+                confirmedPairs.append((Int(candidate.a), Int(candidate.b)))
             }
         }
-
-        // Near: compare distinct contents only (one representative per digest).
-        let representatives = photos.indices.filter { index in
-            photos[index].sha256.isEmpty || firstWithDigest[photos[index].sha256] == index
+        // Centres first: the photo confirmed with the most others (the original a family of
+        // edits was made from is confirmed with most of them), then the better keeper.
+        var partnerCount = [Int](repeating: 0, count: representatives.count)
+        for (a, b) in confirmedPairs { partnerCount[a] += 1; partnerCount[b] += 1 }
+        let centreOrder = representatives.indices.sorted { x, y in
+            partnerCount[x] != partnerCount[y] ? partnerCount[x] > partnerCount[y]
+                : isBetterKeeper(photos[representatives[x]], than: photos[representatives[y]])
         }
-        forEachCandidate(representatives.map { photos[$0] }) { a, b, pairing in
-            let i = representatives[a], j = representatives[b]
-            guard sets.find(i) != sets.find(j) else { return }
-            if confirms(photos[i], photos[j], pairing) { sets.union(i, j) }
+        let near = StarClustering.clusters(count: representatives.count, pairs: confirmedPairs, order: centreOrder)
+
+        // Each group takes every identical copy of its members along; identical copies that no
+        // near group took are exact groups of their own.
+        var components: [[Int]] = near.map { cluster in
+            cluster.flatMap { copiesOf[photos[representatives[$0]].sha256] ?? [representatives[$0]] }
+        }
+        let grouped = Set(near.joined().map { representatives[$0] })
+        for copies in copiesOf.values where copies.count > 1 {
+            if !copies.contains(where: grouped.contains) { components.append(copies) }
         }
 
-        var components: [Int: [Int]] = [:]
-        for index in photos.indices { components[sets.find(index), default: []].append(index) }
         var groups: [PhotoGroup] = []
-        for members in components.values where members.count > 1 {
+        for members in components {
             let keeper = members.max { isBetterKeeper(photos[$1], than: photos[$0]) }!
             let allIdentical = Set(members.map { photos[$0].sha256 }).count == 1 && !photos[keeper].sha256.isEmpty
             groups.append(PhotoGroup(
@@ -78,6 +102,13 @@ struct Grouper: Sendable {
         return groups.sorted { pathOf[$0.keeper]! < pathOf[$1.keeper]! }
     }
 
+    /// `plan` with the whole-frame radius set to `threshold` (the user's `--threshold`).
+    var planWithThreshold: CandidatePlan {
+        var plan = plan
+        plan.frameRadius = threshold
+        return plan
+    }
+
     /// The suggested keeper: most pixels, then the largest file, then the sharpest, then the
     /// shortest path (an original rarely has the longest name).
     func isBetterKeeper(_ a: GroupingPhoto, than b: GroupingPhoto) -> Bool {
@@ -87,38 +118,6 @@ struct Grouper: Sendable {
         if a.sharpness != b.sharpness { return a.sharpness > b.sharpness }
         if a.path.count != b.path.count { return a.path.count < b.path.count }
         return a.path < b.path
-    }
-
-    /// Calls `body(a, b, pairing)` (a ≠ b, indices into `photos`) for every candidate pairing;
-    /// every pairing within its threshold is visited, some more than once.
-    func forEachCandidate(_ photos: [GroupingPhoto], _ body: (Int, Int, Pairing) -> Void) {
-        let windowCount = FeatureWindow.crops.count
-        let frames = HashIndex(photos.map(\.pHash))
-        // Window indexes hold only photos that have windows; `windowed[k]` maps back.
-        let windowed = photos.indices.filter { photos[$0].windowPHashes.count == windowCount }
-        let windows = (0..<windowCount).map { k in HashIndex(windowed.map { photos[$0].windowPHashes[k] }) }
-
-        for (a, photo) in photos.enumerated() {
-            frames.forEachNeighbour(of: photo.pHash, within: threshold) { b in
-                if b > a { body(a, b, Pairing(slotA: 0, slotB: 0)) }
-            }
-            guard photo.windowPHashes.count == windowCount else { continue }
-            for k in 0..<windowCount {
-                // This photo's whole frame is another's window: this one is a crop of that one.
-                // (Every photo asks as the possible crop, so both directions are covered.)
-                windows[k].forEachNeighbour(of: photo.pHash, within: windowThreshold) { w in
-                    let b = windowed[w]
-                    if b != a { body(b, a, Pairing(slotA: k + 1, slotB: 0)) }
-                }
-            }
-            for k in FeatureWindow.overlayWindows {
-                // The same window of both: whatever differs lies outside it.
-                windows[k].forEachNeighbour(of: photo.windowPHashes[k], within: windowThreshold) { w in
-                    let b = windowed[w]
-                    if b > a { body(a, b, Pairing(slotA: k + 1, slotB: k + 1)) }
-                }
-            }
-        }
     }
 
     /// Whether the layout thumbnails confirm a candidate pairing. The cells are recomputed per
@@ -152,32 +151,3 @@ struct Grouper: Sendable {
         return best
     }
 }
-
-/// Union-find with path halving and union by size.
-struct DisjointSets {
-    private var parent: [Int]
-    private var size: [Int]
-
-    init(count: Int) {
-        parent = Array(0..<count)
-        size = Array(repeating: 1, count: count)
-    }
-
-    mutating func find(_ x: Int) -> Int {
-        var x = x
-        while parent[x] != x {
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        }
-        return x
-    }
-
-    mutating func union(_ a: Int, _ b: Int) {
-        var ra = find(a), rb = find(b)
-        guard ra != rb else { return }
-        if size[ra] < size[rb] { swap(&ra, &rb) }
-        parent[rb] = ra
-        size[ra] += size[rb]
-    }
-}
-

@@ -28,13 +28,27 @@ struct MultiIndexHash: Sendable {
         min(8, max(3, Int((64.0 / log2(Double(max(n, 2)))).rounded())))
     }
 
+    /// The bits of each of `m` pieces: 64 spread as evenly as possible, the first 64 % m
+    /// pieces one bit longer.
+    static func pieceBits(_ m: Int) -> [Int] { (0..<m).map { 64 / m + ($0 < 64 % m ? 1 : 0) } }
+
+    /// Whether `a` and `b` agree within `radius` bits on one whole piece of `m`: what a search
+    /// with `pieceRadius` needs, besides the full distance, to find a hash.
+    static func agreeOnAPiece(_ a: UInt64, _ b: UInt64, pieces m: Int, within radius: Int) -> Bool {
+        var shift = 0
+        for bits in pieceBits(m) {
+            if ((a ^ b) >> UInt64(shift) & ((1 << UInt64(bits)) - 1)).nonzeroBitCount <= radius { return true }
+            shift += bits
+        }
+        return false
+    }
+
     init(_ hashes: [UInt64], pieces: Int? = nil) {
         precondition(hashes.count < Int(Int32.max), "too many hashes for one index")
         count = hashes.count
         let m = pieces ?? Self.pieceCount(for: hashes.count)
         precondition((3...8).contains(m), "3 to 8 pieces")
-        // Spread 64 bits as evenly as possible: the first 64 % m pieces get one bit more.
-        let bits = (0..<m).map { 64 / m + ($0 < 64 % m ? 1 : 0) }
+        let bits = Self.pieceBits(m)
         pieceBits = bits
         pieceShifts = bits.indices.map { bits[..<$0].reduce(0, +) }
         for piece in 0..<m {
@@ -77,8 +91,12 @@ struct MultiIndexHash: Sendable {
     /// Calls `body(number, distance)` once for every stored hash within `radius` bits of
     /// `query`: a hash found through one piece is skipped there if an earlier piece already
     /// found it (it is within that piece's radius there).
-    func forEachNeighbour(of query: UInt64, within radius: Int, _ body: (Int, Int) -> Void) {
-        let radii = pieceRadii(for: radius)
+    ///
+    /// With `pieceRadius`, every piece is probed at that radius instead: cheaper, and no longer
+    /// exact past (pieceRadius + 1) · m − 1 bits: a hash within `radius` is found only if it
+    /// also agrees within `pieceRadius` bits on one whole piece.
+    func forEachNeighbour(of query: UInt64, within radius: Int, pieceRadius: Int? = nil, _ body: (Int, Int) -> Void) {
+        let radii = pieceRadius.map { [Int](repeating: $0, count: pieceBits.count) } ?? pieceRadii(for: radius)
         for piece in pieceBits.indices where radii[piece] >= 0 {
             let earlier = 0..<piece
             let k = key(query, piece)

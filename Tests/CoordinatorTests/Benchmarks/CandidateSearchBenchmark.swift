@@ -12,16 +12,15 @@ import Testing
 /// Printed per size: the brute-force floor (every pair's popcount, blocked, on every core;
 /// above CULL_BENCH_FLOOR_MAX rows, default 300,000, extrapolated from the largest size measured
 /// as n²), multi-index hashing of the whole frames at 3, 4 and 5 pieces (and at the piece count
-/// `MultiIndexHash.pieceCount` picks), today's `HashIndex`, and the cost of the window searches
-/// (crops: a frame against every window table; overlays: a window against its own table),
-/// measured on a sample of queries and scaled to all rows. And how many planted copies are
-/// within the candidate thresholds at all (the most any exact index can find).
+/// `MultiIndexHash.pieceCount` picks), and `CandidateSearch` (frames, crops and overlays) with
+/// the default plan and with the full one (every window), with the peak RSS after each. And
+/// how many planted copies each plan can reach at all (the most an exact search can find).
 @Suite("Candidate search at library scale (benchmark)", .timeLimit(.minutes(30)))
 struct CandidateSearchBenchmark {
     static let environment = ProcessInfo.processInfo.environment
     static let sizes: [Int] = (environment["CULL_BENCH_CANDIDATES"] ?? "").split(separator: ",").compactMap { Int($0) }
     static let floorMax = Int(environment["CULL_BENCH_FLOOR_MAX"] ?? "") ?? 300_000
-    static let frameRadius = 10, windowRadius = 8
+    static let frameRadius = 10
     static let cores = ProcessInfo.processInfo.activeProcessorCount
 
     @Test("candidate search on N realistic rows", .enabled(if: !sizes.isEmpty), .timeLimit(.minutes(60)), arguments: sizes)
@@ -29,8 +28,8 @@ struct CandidateSearchBenchmark {
         let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
         let library = RealisticLibrary.generate(count: count, model: model)
         let planted = library.copyOf.filter { $0 >= 0 }.count
-        print("candidates n=\(count): \(model.originals.count) real originals, \(model.families.values.map(\.count).reduce(0, +)) real edited copies; \(planted) planted copies")
-        print("candidates n=\(count): bit balance of frames: \(Self.bitBalance(library.frames))")
+        Self.say("candidates n=\(count): \(model.originals.count) real originals, \(model.families.values.map(\.count).reduce(0, +)) real edited copies; \(planted) planted copies")
+        Self.say("candidates n=\(count): bit balance of frames: \(Self.bitBalance(library.frames))")
 
         var reference = 0
         if count <= Self.floorMax {
@@ -38,77 +37,85 @@ struct CandidateSearchBenchmark {
             reference = pairs
             Self.report(count, "floor: all-pairs popcount, \(Self.cores) threads", seconds, pairs: pairs)
         } else {
-            print("candidates n=\(count): floor not run above \(Self.floorMax) rows (n² pairs); see the smaller sizes")
+            Self.say("candidates n=\(count): floor not run above \(Self.floorMax) rows (n² pairs); see the smaller sizes")
         }
-        for pieces in [3, 4, 5] {
+        for pieces in [4, 5] {
             let (index, build) = Self.timed { MultiIndexHash(library.frames, pieces: pieces) }
             let (pairs, query) = Self.timed { Self.framePairs(index, library.frames, radius: Self.frameRadius) }
             let chosen = pieces == MultiIndexHash.pieceCount(for: count) ? " (the piece count chosen for n)" : ""
             Self.report(count, "multi-index hashing, \(pieces) pieces\(chosen): build \(Self.format(build)) s, query", query, pairs: pairs)
             if reference > 0 { #expect(pairs == reference, "multi-index hashing is exact") }
         }
-        if count <= 100_000 {
-            let (pairs, seconds) = Self.timed {
-                let index = HashIndex(library.frames)
-                var pairs = 0
-                for (a, hash) in library.frames.enumerated() {
-                    var seen = Set<Int>()
-                    index.forEachNeighbour(of: hash, within: Self.frameRadius) { b in if b > a { seen.insert(b) } }
-                    pairs += seen.count
-                }
-                return pairs
-            }
-            Self.report(count, "today's HashIndex (4 × 16 bits), one thread", seconds, pairs: pairs)
-        }
-        windowCost(library)
-        plantedWithinThresholds(library)
+        searchWithPlans(library)
     }
 
-    /// Crops (frame → each of the 50 window tables) and overlays (9 windows → their own
-    /// tables), with 4-piece multi-index hashing, timed on a sample of queries.
-    func windowCost(_ library: RealisticLibrary) {
-        let sample = Array(stride(from: 0, to: library.count, by: max(1, library.count / 20_000)))
-        let windowTables = (0..<RealisticLibrary.windowCount).map { k in
-            MultiIndexHash((0..<library.count).map { library.window($0, k) }, pieces: 4)
+    /// The plans measured: the default, and the full one (every window at 8 bits, grouping's
+    /// candidates before this benchmark), which is timed on a sample of rows above 100,000.
+    static let plans: [(String, CandidatePlan)] = {
+        var plans: [(String, CandidatePlan)] = [("default plan", CandidatePlan())]
+        for pieces in [3, 4, 5] {
+            var plan = CandidatePlan()
+            plan.pieces = pieces
+            plans.append(("default plan at \(pieces) pieces", plan))
         }
-        let (crops, cropSeconds) = Self.timed {
-            Self.parallelSum(sample.count) { i in
-                var found = 0
-                for table in windowTables {
-                    table.forEachNeighbour(of: library.frames[sample[i]], within: Self.windowRadius) { b, _ in if b != sample[i] { found += 1 } }
-                }
-                return found
+        var exact = CandidatePlan()
+        exact.pieces = 4
+        exact.framePieceRadius = nil
+        exact.windowPieceRadius = nil
+        plans.append(("default windows, exact, 4 pieces", exact))
+        exact.framePieceRadius = 1
+        plans.append(("default windows exact, frames at piece radius 1, 4 pieces", exact))
+        plans.append(("full plan: all 50 windows at 8 bits, 9 overlay windows, exact", CandidatePlan.full))
+        return plans
+    }()
+
+    /// `CandidateSearch` on every core, whole (or on a sample of rows, scaled), with the peak
+    /// RSS of the process after it, and which planted copies each plan can reach.
+    func searchWithPlans(_ library: RealisticLibrary) {
+        for (name, plan) in Self.plans {
+            var hashes = CompactHashes(plan: plan)
+            hashes.reserve(library.count)
+            for row in 0..<library.count {
+                hashes.append(frame: library.frames[row], windows: Array(library.windows[row * RealisticLibrary.windowCount..<(row + 1) * RealisticLibrary.windowCount]))
             }
-        }
-        let (overlays, overlaySeconds) = Self.timed {
-            Self.parallelSum(sample.count) { i in
-                var found = 0
-                for k in FeatureWindow.overlayWindows {
-                    windowTables[k].forEachNeighbour(of: library.window(sample[i], k), within: Self.windowRadius) { b, _ in if b != sample[i] { found += 1 } }
-                }
-                return found
+            let (search, build) = Self.timed { CandidateSearch(hashes) }
+            let sampled = plan != CandidatePlan() && library.count > 20_000
+            let step = sampled ? library.count / 20_000 : 1
+            let (candidates, seconds) = Self.timed {
+                sampled ? search.candidates(threads: Self.cores, rows: Array(stride(from: 0, to: library.count, by: step)))
+                        : search.candidates(threads: Self.cores)
             }
+            let how = sampled ? " (\(library.count / step) rows, scaled)" : ""
+            Self.report(library.count, "CandidateSearch, \(name), \(Self.cores) threads\(how): build \(Self.format(build)) s, search",
+                        seconds * Double(step), pairs: candidates.count * step)
+            Self.say("candidates n=\(library.count): peak RSS after \(name): \(Self.peakRSS()) MiB")
+            plantedWithinReach(library, plan: plan, name: name)
         }
-        let scale = Double(library.count) / Double(sample.count)
-        Self.report(library.count, "crops: frame vs 50 window tables (\(sample.count) queries, scaled)", cropSeconds * scale, pairs: Int(Double(crops) * scale))
-        Self.report(library.count, "overlays: 9 windows vs their tables (\(sample.count) queries, scaled)", overlaySeconds * scale, pairs: Int(Double(overlays) * scale))
     }
 
-    /// How many planted copies are within a candidate threshold of their photo at all, by edit.
-    func plantedWithinThresholds(_ library: RealisticLibrary) {
+    /// How many planted copies a plan can reach at all (an exact search finds all of those),
+    /// by edit.
+    func plantedWithinReach(_ library: RealisticLibrary, plan: CandidatePlan, name: String) {
         var byEdit: [String: (within: Int, all: Int)] = [:]
         for row in 0..<library.count where library.copyOf[row] >= 0 {
-            let photo = Int(library.copyOf[row])
-            let distance = Grouper.closestHashDistance(library.photo(row), library.photo(photo))
-            let frames = (library.frames[row] ^ library.frames[photo]).nonzeroBitCount
-            let within = frames <= Self.frameRadius || distance <= Self.windowRadius
+            let within = plan.reaches(library.photo(row), library.photo(Int(library.copyOf[row])),
+                                      pieces: plan.pieces ?? MultiIndexHash.pieceCount(for: library.count))
             let edit = library.edit[row] ?? "?"
             byEdit[edit, default: (0, 0)].all += 1
             if within { byEdit[edit, default: (0, 0)].within += 1 }
         }
         let total = byEdit.values.reduce((0, 0)) { ($0.0 + $1.within, $0.1 + $1.all) }
-        print("candidates n=\(library.count): planted copies within a candidate threshold: \(total.0)/\(total.1); by edit: "
-              + byEdit.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.within)/\($0.value.all)" }.joined(separator: ", "))
+        Self.say("candidates n=\(library.count): planted copies within reach of the \(name): \(total.0)/\(total.1); short: "
+              + byEdit.sorted { $0.key < $1.key }.filter { $0.value.within < $0.value.all }
+                .map { "\($0.key) \($0.value.within)/\($0.value.all)" }.joined(separator: ", "))
+    }
+
+    /// The process's peak resident set (VmHWM), in MiB.
+    static func peakRSS() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return -1 }
+        return kilobytes / 1024
     }
 
     // MARK: methods
@@ -169,8 +176,11 @@ struct CandidateSearchBenchmark {
     }
 
     static func report(_ count: Int, _ method: String, _ seconds: Double, pairs: Int) {
-        print("candidates n=\(count): \(method): \(format(seconds)) s, \(pairs) pairs")
+        Self.say("candidates n=\(count): \(method): \(format(seconds)) s, \(pairs) pairs")
     }
+
+    /// Prints a figure at once (standard error is unbuffered; bench/grouping.sh reads both).
+    static func say(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
     static func format(_ seconds: Double) -> String { String(format: "%.2f", seconds) }
 

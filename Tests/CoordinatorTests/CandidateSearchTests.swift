@@ -1,0 +1,93 @@
+@testable import Coordinator
+import Analysis
+import Synchronization
+import Testing
+
+@Suite("Candidate search", .timeLimit(.minutes(1)))
+struct CandidateSearchTests {
+    /// Photos whose frames and windows come from a few scenes with a few bits flipped, so that
+    /// every kind of pairing occurs near every radius; every tenth photo has no windows (a row
+    /// from before pipeline 3).
+    static func hashes(plan: CandidatePlan, count: Int) -> (CompactHashes, [[UInt64]]) {
+        var random = SplitMix64(seed: 11)
+        let scenes = (0..<8).map { _ in random.next() }
+        func near(_ hash: UInt64) -> UInt64 {
+            var hash = hash
+            for _ in 0..<Int(random.next() % 12) { hash ^= 1 << (random.next() % 64) }
+            return hash
+        }
+        var compact = CompactHashes(plan: plan)
+        var all: [[UInt64]] = []
+        for row in 0..<count {
+            let frame = near(scenes[Int(random.next() % 8)])
+            let windows = row % 10 == 9 ? [] : FeatureWindow.crops.indices.map { _ in near(scenes[Int(random.next() % 8)]) }
+            compact.append(frame: frame, windows: windows)
+            all.append([frame] + windows)
+        }
+        return (compact, all)
+    }
+
+    @Test("finds exactly the pairings a brute-force scan finds, on every thread count, exact or probing pieces at radius 1",
+          arguments: [(1, nil), (2, nil), (3, nil), (2, 1)] as [(Int, Int?)])
+    func exact(threads: Int, pieceRadius: Int?) {
+        let plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 12, 30, 49], cropRadius: 6, overlayWindows: [0, 24], overlayRadius: 5,
+                                 pieces: 4, framePieceRadius: pieceRadius, windowPieceRadius: pieceRadius)
+        let (compact, all) = Self.hashes(plan: plan, count: 400)
+        let found = CandidateSearch(compact).candidates(threads: threads)
+        #expect(Set(found).count == found.count, "each pairing once")
+
+        var expected = Set<Candidate>()
+        func close(_ x: UInt64, _ y: UInt64, _ radius: Int) -> Bool {
+            (x ^ y).nonzeroBitCount <= radius && pieceRadius.map { MultiIndexHash.agreeOnAPiece(x, y, pieces: 4, within: $0) } ?? true
+        }
+        for a in all.indices {
+            for b in all.indices where b != a {
+                if b > a, close(all[a][0], all[b][0], plan.frameRadius) { expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: 0, slotB: 0)) }
+                guard all[a].count > 1 else { continue }
+                for k in plan.cropWindows where close(all[a][k + 1], all[b][0], plan.cropRadius) {
+                    expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: 0))
+                }
+                guard b > a, all[b].count > 1 else { continue }
+                for k in plan.overlayWindows where close(all[a][k + 1], all[b][k + 1], plan.overlayRadius) {
+                    expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: UInt8(k + 1)))
+                }
+            }
+        }
+        #expect(expected.count > 300, "the data has pairings of every kind")
+        #expect(Set(found) == expected)
+    }
+
+    @Test("a stopped search ends early, and progress counts the rows searched")
+    func stops() {
+        // Radius 0 and one window: cheap, so the test measures stopping, not searching.
+        let plan = CandidatePlan(frameRadius: 0, cropWindows: [0], cropRadius: 0, overlayWindows: [], overlayRadius: 0, pieces: 4)
+        let (compact, _) = Self.hashes(plan: plan, count: 3000)
+        let search = CandidateSearch(compact)
+        let rows = Counter()
+        _ = search.candidates(threads: 1, progress: { for _ in 0..<$0 { _ = rows.increment() } })
+        #expect(rows.increment() == 3001, "progress counted every row of a full search")
+
+        let asked = Counter(), stoppedRows = Counter()
+        _ = search.candidates(threads: 1, shouldStop: { asked.increment() > 1 }, progress: { for _ in 0..<$0 { _ = stoppedRows.increment() } })
+        #expect(stoppedRows.increment() - 1 == 512, "one chunk of rows, then it stopped")
+    }
+
+    @Test("holds only the windows its plan reads")
+    func compact() {
+        let plan = CandidatePlan(cropWindows: [3, 7], overlayWindows: [7, 20])
+        var hashes = CompactHashes(plan: plan)
+        let windows = FeatureWindow.crops.indices.map { UInt64($0) * 100 }
+        hashes.append(frame: 1, windows: windows)
+        hashes.append(frame: 2, windows: [])
+        #expect(plan.windows == [3, 7, 20])
+        #expect(hashes.window(0, 20) == 2000 && hashes.window(0, 3) == 300)
+        #expect(hashes.hasWindows == [true, false])
+    }
+}
+
+/// A thread-safe counter for closures that must be Sendable.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    /// Adds one and returns the new value.
+    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+}
