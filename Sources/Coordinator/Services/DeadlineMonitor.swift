@@ -9,7 +9,8 @@ import Shared
 /// swapped, its threads starved): the heartbeats and results that arrived meanwhile are still
 /// in the inbox, unread, so judging silence or deadlines then would blame the workers for the
 /// coordinator's own pause. Such a tick judges nothing; the next one, after the channel has
-/// caught up, does.
+/// caught up, does, however late it is: a coordinator that stays overloaded must still keep
+/// its deadlines (rule 3), so no two ticks in a row are skipped.
 struct DeadlineMonitor: Service {
     let coordinator: Coordinator
     static let tick: Duration = .milliseconds(200)
@@ -19,14 +20,12 @@ struct DeadlineMonitor: Service {
 
     func run() async {
         await cancelWhenGracefulShutdown {
-            var last = ContinuousClock.now
+            var stalls = StallGuard(tick: Self.tick, allowance: Self.stallAllowance, start: .now)
             while true {
                 do { try await Task.sleep(for: Self.tick) } catch { return }
-                let now = ContinuousClock.now
-                defer { last = now }
-                if now - last > Self.tick + Self.stallAllowance {
+                if let stall = stalls.skip(at: .now) {
                     coordinator.logger.notice("the coordinator itself was stalled; judging no worker or deadline until it has read its inbox",
-                                              metadata: ["stall": "\(now - last - Self.tick)"])
+                                              metadata: ["stall": "\(stall)"])
                     continue
                 }
                 await expireDeadlines()
@@ -62,5 +61,34 @@ struct DeadlineMonitor: Service {
             coordinator.logger.warning("worker went silent; requeueing its jobs", metadata: ["worker": "\(workerID)", "jobs": "\(jobs.count)"])
             await coordinator.takeBack(jobs, reason: .workerLost, why: "its worker stopped answering", suspect: true)
         }
+    }
+}
+
+/// Decides which ticks of a periodic check may judge: not one that comes more than `allowance`
+/// late (this process was stalled, and what arrived meanwhile is unread), but never two in a
+/// row either, so a process that stays overloaded still keeps its deadlines.
+struct StallGuard {
+    let tick: Duration
+    let allowance: Duration
+    private var last: ContinuousClock.Instant
+    private var skippedLast = false
+
+    init(tick: Duration, allowance: Duration, start: ContinuousClock.Instant) {
+        self.tick = tick
+        self.allowance = allowance
+        last = start
+    }
+
+    /// For a tick at `now`: how long this process was stalled, if this tick should judge
+    /// nothing; nil if it should judge.
+    mutating func skip(at now: ContinuousClock.Instant) -> Duration? {
+        defer { last = now }
+        let late = now - last - tick
+        guard late > allowance, !skippedLast else {
+            skippedLast = false
+            return nil
+        }
+        skippedLast = true
+        return late
     }
 }
