@@ -64,12 +64,12 @@ struct CandidateSearchTests {
         let (compact, _) = Self.hashes(plan: plan, count: 3000)
         let search = CandidateSearch(compact)
         let rows = Counter()
-        _ = search.candidates(threads: 1, progress: { for _ in 0..<$0 { _ = rows.increment() } })
-        #expect(rows.increment() == 3001, "progress counted every row of a full search")
+        _ = search.candidates(threads: 1, progress: { rows.add($0) })
+        #expect(rows.add(0) == 3000, "progress counted every row of a full search")
 
         let asked = Counter(), stoppedRows = Counter()
-        _ = search.candidates(threads: 1, shouldStop: { asked.increment() > 1 }, progress: { for _ in 0..<$0 { _ = stoppedRows.increment() } })
-        #expect(stoppedRows.increment() - 1 == 512, "one chunk of rows, then it stopped")
+        _ = search.candidates(threads: 1, shouldStop: { asked.add(1) > 1 }, progress: { stoppedRows.add($0) })
+        #expect(stoppedRows.add(0) == 512, "one chunk of rows, then it stopped")
     }
 
     @Test("holds only the windows its plan reads")
@@ -88,6 +88,7 @@ struct CandidateSearchTests {
 /// A thread-safe counter for closures that must be Sendable.
 final class Counter: Sendable {
     private let value = Mutex(0)
-    /// Adds one and returns the new value.
-    func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    /// Adds `amount` and returns the new value.
+    @discardableResult
+    func add(_ amount: Int) -> Int { value.withLock { $0 += amount; return $0 } }
 }

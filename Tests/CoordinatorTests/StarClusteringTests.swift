@@ -37,7 +37,7 @@ struct StarClusteringTests {
         #expect(groups == [[0, 2, 4], [1, 3, 5]])
     }
 
-    @Test("the keeper order decides the centre, whatever the index order")
+    @Test("the order given decides the centre, whatever the index order")
     func order() {
         let groups = StarClustering.clusters(count: 3, pairs: [(0, 1), (1, 2)], order: [1, 0, 2])
         #expect(groups == [[1, 0, 2]], "the middle of the chain is the best keeper: both are confirmed against it")

@@ -33,27 +33,6 @@ struct CandidatePlan: Sendable, Equatable {
 
     /// Every window the plan reads, in order: the only ones grouping needs to hold.
     var windows: [Int] { Array(Set(cropWindows + overlayWindows)).sorted() }
-
-    /// Every window at 8 bits and the nine overlay windows: what grouping compared before the
-    /// plan was measured (the reference for what a smaller plan loses).
-    static let full = CandidatePlan(frameRadius: 10, cropWindows: Array(FeatureWindow.crops.indices), cropRadius: 8,
-                                    overlayWindows: FeatureWindow.overlayWindows, overlayRadius: 8, pieces: 4,
-                                    framePieceRadius: nil, windowPieceRadius: nil)
-
-    /// Whether a search with this plan, on tables of `pieces` pieces, pairs the two photos.
-    func reaches(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> Bool {
-        func close(_ x: UInt64, _ y: UInt64, _ radius: Int, _ pieceRadius: Int?) -> Bool {
-            guard (x ^ y).nonzeroBitCount <= radius else { return false }
-            return pieceRadius.map { MultiIndexHash.agreeOnAPiece(x, y, pieces: pieces, within: $0) } ?? true
-        }
-        if close(a.pHash, b.pHash, frameRadius, framePieceRadius) { return true }
-        guard a.windowPHashes.count == FeatureWindow.crops.count, b.windowPHashes.count == FeatureWindow.crops.count else { return false }
-        for k in cropWindows where close(a.windowPHashes[k], b.pHash, cropRadius, windowPieceRadius)
-            || close(b.windowPHashes[k], a.pHash, cropRadius, windowPieceRadius) {
-            return true
-        }
-        return overlayWindows.contains { close(a.windowPHashes[$0], b.windowPHashes[$0], overlayRadius, windowPieceRadius) }
-    }
 }
 
 /// A pair of photos whose hashes came close, and which parts of them did: slot 0 is the whole
@@ -73,13 +52,16 @@ struct CompactHashes: Sendable {
     /// `plan.windows.count` hashes per row, row after row (zeros for a row without windows).
     private(set) var windows: [UInt64] = []
     private(set) var hasWindows: [Bool] = []
+    /// The windows held (`plan.windows`, worked out once: a row reads them 38 times).
+    let held: [Int]
     /// Where each window of `FeatureWindow.crops` is in a row of `windows` (-1: not held).
     let column: [Int]
 
     init(plan: CandidatePlan) {
         self.plan = plan
+        held = plan.windows
         var column = [Int](repeating: -1, count: FeatureWindow.crops.count)
-        for (position, k) in plan.windows.enumerated() { column[k] = position }
+        for (position, k) in held.enumerated() { column[k] = position }
         self.column = column
     }
 
@@ -87,7 +69,7 @@ struct CompactHashes: Sendable {
 
     mutating func reserve(_ rows: Int) {
         frames.reserveCapacity(rows)
-        windows.reserveCapacity(rows * plan.windows.count)
+        windows.reserveCapacity(rows * held.count)
         hasWindows.reserveCapacity(rows)
     }
 
@@ -96,10 +78,10 @@ struct CompactHashes: Sendable {
         frames.append(frame)
         let complete = all.count == FeatureWindow.crops.count
         hasWindows.append(complete)
-        for k in plan.windows { windows.append(complete ? all[k] : 0) }
+        for k in held { windows.append(complete ? all[k] : 0) }
     }
 
-    func window(_ row: Int, _ k: Int) -> UInt64 { windows[row * plan.windows.count + column[k]] }
+    func window(_ row: Int, _ k: Int) -> UInt64 { windows[row * held.count + column[k]] }
 }
 
 /// Candidate pairs for grouping, by exact multi-index hashing (`MultiIndexHash`):

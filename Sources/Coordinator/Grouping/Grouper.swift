@@ -42,10 +42,8 @@ struct Grouper: Sendable {
         // one representative per digest, the best keeper of its copies.
         var copiesOf: [[UInt8]: [Int]] = [:]
         for (index, photo) in photos.enumerated() where !photo.sha256.isEmpty { copiesOf[photo.sha256, default: []].append(index) }
-        let representatives = photos.indices.filter { index in
-            guard let copies = copiesOf[photos[index].sha256] else { return true }
-            return copies.max { isBetterKeeper(photos[$1], than: photos[$0]) } == index
-        }
+        let bestCopies = Set(copiesOf.values.map { copies in copies.max { isBetterKeeper(photos[$1], than: photos[$0]) }! })
+        let representatives = photos.indices.filter { photos[$0].sha256.isEmpty || bestCopies.contains($0) }
 
         // Near: candidates, each pair confirmed on the first of its pairings that holds, then
         // clustered around keepers (`StarClustering`), never chained.

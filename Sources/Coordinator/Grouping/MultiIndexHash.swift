@@ -83,9 +83,16 @@ struct MultiIndexHash: Sendable {
     /// The radius each piece is searched at for a query radius `r`: s for the first a + 1
     /// pieces, s − 1 (none, if negative) for the rest.
     func pieceRadii(for radius: Int) -> [Int] {
+        pieceBits.indices.map { probeRadius(piece: $0, radius: radius, pieceRadius: nil) }
+    }
+
+    /// One piece's probe radius, worked out per query without building an array (the search
+    /// asks it for every query and every earlier piece).
+    private func probeRadius(piece: Int, radius: Int, pieceRadius: Int?) -> Int {
+        if let pieceRadius { return pieceRadius }
         let m = pieceBits.count
         let s = radius / m, a = radius % m
-        return (0..<m).map { $0 <= a ? s : s - 1 }
+        return piece <= a ? s : s - 1
     }
 
     /// Calls `body(number, distance)` once for every stored hash within `radius` bits of
@@ -96,20 +103,23 @@ struct MultiIndexHash: Sendable {
     /// exact past (pieceRadius + 1) · m − 1 bits: a hash within `radius` is found only if it
     /// also agrees within `pieceRadius` bits on one whole piece.
     func forEachNeighbour(of query: UInt64, within radius: Int, pieceRadius: Int? = nil, _ body: (Int, Int) -> Void) {
-        let radii = pieceRadius.map { [Int](repeating: $0, count: pieceBits.count) } ?? pieceRadii(for: radius)
-        for piece in pieceBits.indices where radii[piece] >= 0 {
+        for piece in pieceBits.indices {
+            let pieceRadiusHere = probeRadius(piece: piece, radius: radius, pieceRadius: pieceRadius)
+            guard pieceRadiusHere >= 0 else { continue }
             let earlier = 0..<piece
             let k = key(query, piece)
             offsets[piece].withUnsafeBufferPointer { table in
                 bucketHashes[piece].withUnsafeBufferPointer { hashes in
                     bucketIDs[piece].withUnsafeBufferPointer { ids in
-                        BitMasks.forEach(bits: pieceBits[piece], upTo: radii[piece]) { mask in
+                        BitMasks.forEach(bits: pieceBits[piece], upTo: pieceRadiusHere) { mask in
                             let probe = k ^ mask
                             for slot in Int(table[probe])..<Int(table[probe + 1]) {
                                 let stored = hashes[slot]
                                 let distance = (stored ^ query).nonzeroBitCount
                                 guard distance <= radius else { continue }
-                                if earlier.contains(where: { pieceDistance(stored, query, $0) <= radii[$0] }) { continue }
+                                if earlier.contains(where: { pieceDistance(stored, query, $0) <= probeRadius(piece: $0, radius: radius, pieceRadius: pieceRadius) }) {
+                                    continue
+                                }
                                 body(Int(ids[slot]), distance)
                             }
                         }

@@ -3,21 +3,23 @@
 ///
 /// Union-find over confirmed pairs (what grouping did before) joins A to C whenever A looks like
 /// B and B like C: borders, frames and captions on plain, low-detail photos made such chains
-/// across 68 files of 7 scenes in the hard corpus. Here instead:
+/// (one reported group held 68 files of 7 scenes). Here instead:
 ///
-/// 1. Photos are taken in keeper order (the photo a group would keep first). An unassigned
-///    photo with confirmed partners becomes the centre of a new group, and every unassigned
-///    partner of it joins that group: each member is confirmed against the keeper itself.
+/// 1. Photos are taken in the caller's centre order (`Grouper`: most confirmed partners first,
+///    then the better keeper). An unassigned photo with confirmed partners becomes the centre of
+///    a new group, and every unassigned partner of it joins that group: each member is
+///    confirmed against the centre itself.
 /// 2. A photo not confirmed with a group's centre still joins it when it is confirmed with at
-///    least half of the group's members, and with two at least (`quorum`): an edit of an edit
-///    that drifted too far from the original, but not a look-alike of one member.
+///    least half of the group's members, and with two at least (`groupByQuorum`): an edit of an
+///    edit that drifted too far from the original, but not a look-alike of one member.
 /// 3. A centre left with no partner is no group.
 ///
-/// So two photos share a group only if both are confirmed against its keeper, or one of them
+/// So two photos share a group only if both are confirmed against its centre, or one of them
 /// against most of the group.
 enum StarClustering {
-    /// Groups of indexes into `0..<count`, each listed keeper first (`order` is keeper order:
-    /// every index once, the best keeper first); `pairs` are the confirmed pairs.
+    /// Groups of indexes into `0..<count`, each listed centre first, then its partners in
+    /// `order`; `order` holds every index once, the first to become a centre first; `pairs`
+    /// are the confirmed pairs.
     static func clusters(count: Int, pairs: [(Int, Int)], order: [Int]) -> [[Int]] {
         var partners = [[Int]](repeating: [], count: count)
         for (a, b) in pairs where a != b {

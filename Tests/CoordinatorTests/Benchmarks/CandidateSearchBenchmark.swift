@@ -190,3 +190,27 @@ struct CandidateSearchBenchmark {
         return String(format: "ones per bit position: min %.2f, median %.2f, max %.2f", shares[0], shares[32], shares[63])
     }
 }
+
+/// What the benchmark compares plans by (test code: the search itself never needs it).
+extension CandidatePlan {
+    /// Every window at 8 bits and the nine overlay windows: what grouping compared before the
+    /// plan was measured (the reference for what a smaller plan loses).
+    static let full = CandidatePlan(frameRadius: 10, cropWindows: Array(FeatureWindow.crops.indices), cropRadius: 8,
+                                    overlayWindows: FeatureWindow.overlayWindows, overlayRadius: 8, pieces: 4,
+                                    framePieceRadius: nil, windowPieceRadius: nil)
+
+    /// Whether a search with this plan, on tables of `pieces` pieces, pairs the two photos.
+    func reaches(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> Bool {
+        func close(_ x: UInt64, _ y: UInt64, _ radius: Int, _ pieceRadius: Int?) -> Bool {
+            guard (x ^ y).nonzeroBitCount <= radius else { return false }
+            return pieceRadius.map { MultiIndexHash.agreeOnAPiece(x, y, pieces: pieces, within: $0) } ?? true
+        }
+        if close(a.pHash, b.pHash, frameRadius, framePieceRadius) { return true }
+        guard a.windowPHashes.count == FeatureWindow.crops.count, b.windowPHashes.count == FeatureWindow.crops.count else { return false }
+        for k in cropWindows where close(a.windowPHashes[k], b.pHash, cropRadius, windowPieceRadius)
+            || close(b.windowPHashes[k], a.pHash, cropRadius, windowPieceRadius) {
+            return true
+        }
+        return overlayWindows.contains { close(a.windowPHashes[$0], b.windowPHashes[$0], overlayRadius, windowPieceRadius) }
+    }
+}
