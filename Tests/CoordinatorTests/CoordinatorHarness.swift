@@ -12,20 +12,24 @@ import Testing
 /// no file but the library folder the walk reads.
 final class CoordinatorHarness: Sendable {
     let store: CullStore
-    let work = InProcessTransport()
+    let work: InProcessTransport
     let coordinator: Coordinator
     let library: String
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 
-    init(photos: Int, configure: (inout CoordinatorConfiguration) -> Void = { _ in }) async throws {
+    /// - Parameter inbox: how many messages the coordinator's work inbox holds before `deliver`
+    ///   refuses more (backpressure, as a full ZeroMQ queue).
+    init(photos: Int, inbox: Int = 4096, configure: (inout CoordinatorConfiguration) -> Void = { _ in }) async throws {
+        work = InProcessTransport(capacity: inbox)
         library = FileManager.default.temporaryDirectory.appendingPathComponent("cull-inproc-\(UUID().uuidString.prefix(8))").path
         try Self.writeLibrary(at: library, photos: photos)
         store = try await CullStore.inMemory(on: BlockingQueue(label: "test.store", limit: 1))
         var configuration = CoordinatorConfiguration(workEndpoint: "inproc://test", controlEndpoint: nil)
         configuration.jobSize = 1
         // Live fake workers beat every 20 ms; only a worker silent for 5 s is dead, so a test
-        // run on a loaded machine never loses one by accident (the silent-worker test sets less).
+        // run on a loaded machine never loses one by accident (the silent-worker test advances
+        // the coordinator's clock instead of waiting).
         configuration.heartbeatInterval = .milliseconds(50)
         configuration.heartbeatLiveness = 100
         configuration.reconcileInterval = .seconds(60)  // the tests check the event-driven paths
@@ -106,8 +110,16 @@ final class FakeWorker: Sendable {
         return worker
     }
 
-    /// Stops heartbeating: from now on the worker is silent.
-    func fallSilent() { beating.withLock { $0?.cancel() } }
+    /// Stops heartbeating and returns once the last heartbeat has been handed over: from now on
+    /// the worker is silent.
+    func fallSilent() async {
+        let task = beating.withLock { task in
+            defer { task = nil }
+            task?.cancel()
+            return task
+        }
+        await task?.value
+    }
 
     func send(_ command: Cull_V1_Envelope.OneOf_Command) {
         precondition(harness.work.deliver([Array(id.utf8)] + WireCodec.encode(command)), "the coordinator's inbox is full")

@@ -53,18 +53,26 @@ struct CoordinatorInProcessTests {
 
     @Test("a worker that goes silent loses its jobs to another worker, under a new attempt")
     func silentWorker() async throws {
-        let harness = try await CoordinatorHarness(photos: 1) { $0.heartbeatLiveness = 20 }
+        let harness = try await CoordinatorHarness(photos: 1)
         let mailbox = Mailbox()
         let silent = try await FakeWorker.join("silent", capacity: 1, on: harness, mailbox: mailbox)
         _ = try await harness.startScan()
         let first = try #require(await silent.nextJob())
-        silent.fallSilent()
-
+        await silent.fallSilent()
+        // The inbox is read in order: once "alive" is welcomed, silent's last heartbeat is heard.
         let alive = try await FakeWorker.join("alive", capacity: 1, on: harness, mailbox: mailbox)
-        // A second (twenty 50 ms heartbeats) of silence and the coordinator gives up on "silent".
-        let again = try #require(await alive.nextJob(timeout: .seconds(10)))
+
+        // Six seconds pass for the coordinator (liveness is 100 × 50 ms = 5 s) but not for the
+        // test: "alive" beats again at the new time, "silent" stays six seconds behind.
+        let clock = harness.coordinator.clock
+        clock.advance(by: .seconds(6))
+        #expect(await harness.poll { harness.coordinator.scheduler.worker("alive").map { clock.now - $0.lastHeard < .seconds(1) } ?? false })
+        #expect(harness.coordinator.scheduler.worker("silent") != nil, "nothing is judged before the clock moves")
+
+        let again = try #require(await alive.nextJob(timeout: .seconds(2)))
         #expect(again.jobID == first.jobID && again.attempt > first.attempt)
         #expect(harness.coordinator.scheduler.worker("silent") == nil)
+        #expect(harness.coordinator.scheduler.worker("alive") != nil, "a worker that beats is never judged silent")
 
         silent.send(.result(FakeWorker.result(for: first)))  // too late: unknown worker now
         alive.send(.result(FakeWorker.result(for: again)))
@@ -104,12 +112,14 @@ struct CoordinatorInProcessTests {
 
     @Test("a flood of RESULTs that are not the dispatch in flight stays out of the buffer and out of SQLite")
     func flood() async throws {
-        let harness = try await CoordinatorHarness(photos: 1)
+        // A small inbox, so the flood is eight times what it holds: a peer faster than the
+        // coordinator meets backpressure.
+        let harness = try await CoordinatorHarness(photos: 1, inbox: 256)
         let worker = try await FakeWorker.join("w1", capacity: 1, on: harness, mailbox: Mailbox())
         _ = try await harness.startScan()
         let job = try #require(await worker.nextJob())
 
-        let flood = 20_000
+        let flood = 2_048
         var sent = 0
         var highest = 0
         while sent < flood {

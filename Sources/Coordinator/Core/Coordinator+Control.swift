@@ -51,7 +51,7 @@ extension Coordinator {
             scans = try await store.scans(limit: limit)
         }
         reply.scans = scans.map(Cull_V1_ScanStatus.init)
-        let now = ContinuousClock.now
+        let now = clock.now
         reply.workers = scheduler.workers().map { worker in
             var status = Cull_V1_WorkerStatus()
             status.workerID = worker.hello.workerID

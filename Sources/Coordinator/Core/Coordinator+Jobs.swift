@@ -25,7 +25,7 @@ extension Coordinator {
                     scheduler.abandonAssignment(jobID: assignment.spec.jobID)  // its scan ended
                     continue
                 }
-                let deadline = ContinuousClock.now + configuration.jobDeadline
+                let deadline = clock.now + configuration.jobDeadline
                 guard let routingID = scheduler.dispatched(jobID: assignment.spec.jobID, attempt: attempt, deadline: deadline) else {
                     // The worker left between assignment and recording: take the job back.
                     lost.append(.init(jobID: assignment.spec.jobID, attempt: attempt, runsAlone: assignment.spec.runsAlone))

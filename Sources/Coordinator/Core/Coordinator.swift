@@ -22,7 +22,9 @@ import Synchronization
 final class Coordinator: Sendable {
     let configuration: CoordinatorConfiguration
     let store: CullStore
-    let scheduler = Scheduler()
+    let scheduler: Scheduler
+    /// Deadlines and silence are judged by this clock (tests advance it by hand).
+    var clock: CoordinatorClock { scheduler.clock }
     let logger: Logger
     let coordinatorID: String
     let work: any MessageTransport
@@ -47,8 +49,9 @@ final class Coordinator: Sendable {
     ///   - host: this machine's name, for the coordinator id workers see (`HostName.current`:
     ///     the kernel's name, never a DNS lookup that could block).
     init(configuration: CoordinatorConfiguration, store: CullStore, work: any MessageTransport,
-         control: (any MessageTransport)?, host: String, logger: Logger) {
+         control: (any MessageTransport)?, host: String, logger: Logger, clock: CoordinatorClock = CoordinatorClock()) {
         self.configuration = configuration
+        self.scheduler = Scheduler(clock: clock)
         self.store = store
         self.work = work
         self.control = control

@@ -70,6 +70,12 @@ final class Scheduler: Sendable {
     }
 
     private let state = Mutex(State())
+    /// What "now" is for heartbeats and deadlines (tests advance it by hand).
+    let clock: CoordinatorClock
+
+    init(clock: CoordinatorClock = CoordinatorClock()) {
+        self.clock = clock
+    }
 
     // MARK: workers
 
@@ -79,7 +85,7 @@ final class Scheduler: Sendable {
     func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8]) -> [CullStore.TakeBackRequest] {
         state.withLock { state in
             let orphaned = state.release(workerID: workerID)
-            state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, lastHeard: .now)
+            state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, lastHeard: clock.now)
             return orphaned
         }
     }
@@ -103,7 +109,7 @@ final class Scheduler: Sendable {
     func heard(from workerID: String, heartbeat: Cull_V1_Heartbeat? = nil) -> Bool {
         state.withLock { state in
             guard state.workers[workerID] != nil else { return false }
-            state.workers[workerID]!.lastHeard = .now
+            state.workers[workerID]!.lastHeard = clock.now
             if let heartbeat { state.workers[workerID]!.load = heartbeat }
             return true
         }
@@ -119,7 +125,7 @@ final class Scheduler: Sendable {
 
     /// Workers silent for longer than `limit`.
     func silentWorkers(limit: Duration) -> [String] {
-        let now = ContinuousClock.now
+        let now = clock.now
         return state.withLock { state in
             state.workers.values.filter { now - $0.lastHeard > limit }.map(\.id)
         }
@@ -218,8 +224,9 @@ final class Scheduler: Sendable {
 
     /// Jobs past their deadline: taken from their workers (credit freed). Cancelled ones
     /// among them need nothing more; the others must be taken back.
-    func expired(now: ContinuousClock.Instant = .now) -> [InFlight] {
-        state.withLock { state in
+    func expired() -> [InFlight] {
+        let now = clock.now
+        return state.withLock { state in
             let late = state.inFlight.values.filter { $0.deadline < now }
             for flight in late {
                 state.inFlight[flight.spec.jobID] = nil
