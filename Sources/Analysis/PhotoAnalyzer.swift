@@ -14,6 +14,10 @@ public struct PhotoFeatures: Sendable, Equatable {
     public var sharpness: Double
     public var meanLuma: Double
     public var metadata: PhotoMetadata
+    /// The pixel features came from an embedded preview (EXIF thumbnail, HEIF thumbnail item),
+    /// not the main image. A preview can be stale (an edited copy that kept its camera's
+    /// thumbnail): grouping verifies such photos from their main image before it trusts them.
+    public var fromPreview: Bool
 }
 
 /// Options a job carries for every photo in it.
@@ -55,7 +59,7 @@ public enum PhotoAnalyzer {
             // decoded.width/height are the primary image's (displayed) size, also when a
             // thumbnail was decoded in its place.
             return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), width: decoded.width,
-                            height: decoded.height, metadata: decoded.metadata)
+                            height: decoded.height, metadata: decoded.metadata, fromPreview: decoded.fromPreview)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images are not supported by this worker (pipeline \(pipelineVersion))")
         }
@@ -72,7 +76,7 @@ public enum PhotoAnalyzer {
         let swaps = metadata.orientation >= 5
         let width = swaps ? header.height : header.width, height = swaps ? header.width : header.height
         if options.usePreviews, let preview = exifPreview(bytes, header: header, metadata: metadata) {
-            return features(.jpeg, preview.oriented(metadata.orientation), width: width, height: height, metadata: metadata)
+            return features(.jpeg, preview.oriented(metadata.orientation), width: width, height: height, metadata: metadata, fromPreview: true)
         }
         let decoded: GrayImage
         do { decoded = try JPEGDecoder.decodeGray(bytes, minShortSide: options.minShortSide) } catch { throw error.naming(path) }
@@ -95,7 +99,8 @@ public enum PhotoAnalyzer {
 
     /// The features of a decoded, oriented, reduced image; `width` and `height` are the full
     /// image's, after orientation.
-    static func features(_ format: PhotoFormat, _ image: GrayImage, width: Int, height: Int, metadata: PhotoMetadata) -> PhotoFeatures {
+    static func features(_ format: PhotoFormat, _ image: GrayImage, width: Int, height: Int, metadata: PhotoMetadata,
+                         fromPreview: Bool = false) -> PhotoFeatures {
         let sampler = AreaSampler(image)
         return PhotoFeatures(
             format: format,
@@ -109,7 +114,8 @@ public enum PhotoAnalyzer {
             thumbnail: LayoutThumbnail.make(sampler),
             sharpness: ImageStatistics.sharpness(image),
             meanLuma: ImageStatistics.meanLuma(image),
-            metadata: metadata
+            metadata: metadata,
+            fromPreview: fromPreview
         )
     }
 }

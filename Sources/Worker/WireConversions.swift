@@ -22,6 +22,7 @@ extension Cull_V1_Features {
         captureTime = features.metadata.captureTime ?? ""
         cameraMake = features.metadata.cameraMake ?? ""
         cameraModel = features.metadata.cameraModel ?? ""
+        source = features.fromPreview ? .embeddedPreview : .mainImage
     }
 }
 

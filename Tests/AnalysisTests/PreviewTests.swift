@@ -37,6 +37,7 @@ struct PreviewTests {
         #expect(viaPreview.decodedWidth == 160 && viaPreview.decodedHeight == 120)
         #expect(viaMain.decodedWidth == 400 && viaMain.decodedHeight == 300)  // 1/4 DCT scale
         #expect(viaPreview.width == 1600 && viaPreview.height == 1200, "sizes are the main image's")
+        #expect(viaPreview.fromPreview && !viaMain.fromPreview, "the source is reported, for verification before grouping")
         #expect(PerceptualHash.distance(viaPreview.pHash, viaMain.pHash) <= 4)
         let difference = LayoutThumbnail.difference(LayoutThumbnail.cells(of: viaPreview.thumbnail, in: .full),
                                                     LayoutThumbnail.cells(of: viaMain.thumbnail, in: .full))

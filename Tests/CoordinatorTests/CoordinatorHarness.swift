@@ -1,3 +1,4 @@
+import Analysis
 @testable import Coordinator
 import Foundation
 import GRDB
@@ -137,13 +138,34 @@ final class FakeWorker: Sendable {
 
     /// A RESULT answering `job` with made-up features for each photo.
     static func result(for job: Cull_V1_Job, attempt: Int64? = nil, generation: Int64? = nil) -> Cull_V1_Result {
+        result(for: job, attempt: attempt, generation: generation) { _ in .with { $0.sha256 = Data(repeating: 1, count: 32); $0.width = 8; $0.height = 8 } }
+    }
+
+    /// A RESULT answering `job` with `features(photoID)` for each photo.
+    static func result(for job: Cull_V1_Job, attempt: Int64? = nil, generation: Int64? = nil,
+                       features: (Int64) -> Cull_V1_Features) -> Cull_V1_Result {
         .with { result in
             result.jobID = job.jobID
             result.attempt = attempt ?? job.attempt
             result.generation = generation ?? job.generation
-            result.outcomes = job.photos.map { photo in
-                .with { $0.photoID = photo.photoID; $0.features = .with { $0.sha256 = Data(repeating: 1, count: 32); $0.width = 8; $0.height = 8 } }
-            }
+            result.outcomes = job.photos.map { photo in .with { $0.photoID = photo.photoID; $0.features = features(photo.photoID) } }
+        }
+    }
+
+    /// Pipeline-3 features of a made-up picture `look` (the same look, the same picture), with
+    /// bytes of their own (`photoID`) and the given source.
+    static func features(look: UInt64, photoID: Int64, source: Cull_V1_ImageSource) -> Cull_V1_Features {
+        var random = SplitMix64(seed: look)
+        return .with {
+            $0.sha256 = Data((0..<32).map { UInt8(truncatingIfNeeded: photoID >> (8 * ($0 % 8))) ^ UInt8($0) })
+            $0.phash = random.next()
+            $0.dhash = random.next()
+            $0.windowPhash = (0..<50).map { _ in random.next() }
+            $0.thumbnail = Data((0..<1024).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+            $0.width = 4000
+            $0.height = 3000
+            $0.format = "jpeg"
+            $0.source = source
         }
     }
 }

@@ -10,6 +10,8 @@ public enum HEIFDecoder {
         public var width: Int
         public var height: Int
         public var metadata: PhotoMetadata
+        /// The image is a thumbnail item standing in for the primary image.
+        public var fromPreview = false
     }
 
     public static func decodeGray(_ bytes: [UInt8], path: String, maxPixels: Int, usePreviews: Bool = false) throws(AnalysisFailure) -> Decoded {
@@ -29,7 +31,7 @@ public enum HEIFDecoder {
         var metadata = exifMetadata(handle)
         metadata.orientation = 1  // libheif has applied the transformations
         if usePreviews, let preview = thumbnail(of: handle, width: width, height: height) {
-            return Decoded(image: preview, width: width, height: height, metadata: metadata)
+            return Decoded(image: preview, width: width, height: height, metadata: metadata, fromPreview: true)
         }
         return try decodeLuma(handle, path: path, width: width, height: height, metadata: metadata)
     }

@@ -111,6 +111,9 @@ struct RunCommand: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data(GroupsFormatter.render(groups, format: format).utf8))
         let analysed = scan.total - scan.failed
         printError("scanned \(scan.total) files in \(root): \(analysed) analysed, \(scan.failed) could not be analysed, \(groups.count) groups")
+        if scan.verifying > 0 {
+            printError("\(scan.verifying) photos that matched on their embedded previews were checked again on their main image before grouping")
+        }
         if scan.failed > 0 {
             let failures = try await store.failures(scan: scan, limit: showFailures ? 100_000 : 0)
             if showFailures {

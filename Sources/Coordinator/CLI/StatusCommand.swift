@@ -38,9 +38,11 @@ struct StatusCommand: AsyncParsableCommand {
 
     static func progress(_ scan: Cull_V1_ScanStatus) -> String {
         let percent = scan.total > 0 ? Double(scan.done) * 100 / Double(scan.total) : 0
-        let walking = scan.state == "running" && !scan.walkComplete ? ", still finding files" : ""
-        return String(format: "scan %lld %@: %lld/%lld photos (%.1f%%), %lld failed%@",
-                      scan.scanID, scan.state, scan.done, scan.total, percent, scan.failed, walking)
+        let state = scan.phase.isEmpty ? scan.state : scan.phase
+        let walking = scan.phase == "walking" ? ", still finding files" : ""
+        let verifying = scan.verifying > 0 ? ", \(scan.verifying) checked again from their main image" : ""
+        return String(format: "scan %lld %@: %lld/%lld photos (%.1f%%), %lld failed%@%@",
+                      scan.scanID, state, scan.done, scan.total, percent, scan.failed, walking, verifying)
     }
 
     static func render(_ reply: Cull_V1_StatusReply) -> String {
@@ -48,7 +50,8 @@ struct StatusCommand: AsyncParsableCommand {
         if reply.scans.isEmpty { out += "  none yet: `cull scan DIR` starts one\n" }
         out += "  " + ["ID", "STATE", "GEN", "TOTAL", "DONE", "FAILED", "GROUPS", "ROOT"].joined(separator: "\t") + "\n"
         for scan in reply.scans {
-            out += "  " + ["\(scan.scanID)", scan.state, "\(scan.generation)", "\(scan.total)", "\(scan.done)",
+            // A running scan shows its phase (walking, analysing, grouping, verifying).
+            out += "  " + ["\(scan.scanID)", scan.phase.isEmpty ? scan.state : scan.phase, "\(scan.generation)", "\(scan.total)", "\(scan.done)",
                            "\(scan.failed)", "\(scan.groups)", scan.root].joined(separator: "\t") + "\n"
             if !scan.error.isEmpty, scan.state != "done" { out += "    \(scan.error)\n" }
         }

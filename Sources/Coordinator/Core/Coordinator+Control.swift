@@ -106,5 +106,7 @@ extension Cull_V1_ScanStatus {
         finishedAt = scan.finishedAt ?? 0
         walkComplete = scan.walkComplete
         error = scan.error ?? ""
+        phase = scan.phase?.rawValue ?? ""
+        verifying = scan.verifying
     }
 }

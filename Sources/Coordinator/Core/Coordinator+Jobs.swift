@@ -38,6 +38,7 @@ extension Coordinator {
                 job.fetchTimeoutMs = UInt32(clamping: configuration.fetchTimeout.wholeMilliseconds)
                 job.deadlineMs = UInt32(clamping: configuration.jobDeadline.wholeMilliseconds)
                 job.options = Cull_V1_AnalysisOptions(configuration.analysis)
+                if assignment.spec.fullDecode { job.options.usePreviews = false }  // verification: main images only
                 job.photos = assignment.spec.photos
                 work.send([routingID] + WireCodec.encode(.job(job)))
             }
@@ -83,6 +84,19 @@ extension Coordinator {
             let groups = try await groupingQueue.run(timeout: configuration.groupingTimeout, operation: "grouping scan \(scanID)") {
                 grouper.groups(of: photos)
             }
+            // Nothing is a near-duplicate on an embedded preview's word alone: such members are
+            // analysed again from their main image, and the scan groups again when they are back.
+            let unverified = Self.membersFromPreviews(groups, photos)
+            if !unverified.isEmpty {
+                let jobs = try await store.requestVerification(scan: scan, photos: unverified, jobSize: configuration.jobSize)
+                if !jobs.isEmpty {
+                    logger.info("verifying near-duplicates analysed from embedded previews: their main images are analysed before grouping",
+                                metadata: ["scan": "\(scanID)", "photos": "\(jobs.reduce(0) { $0 + $1.photos.count })"])
+                    scheduler.enqueue(jobs)
+                    dispatchBell.ring()
+                    return
+                }
+            }
             if try await store.finalize(scan: scan, groups: groups) {
                 logger.info("scan done", metadata: ["scan": "\(scanID)", "photos": "\(scan.total)", "failed": "\(scan.failed)", "groups": "\(groups.count)"])
             } else {
@@ -90,9 +104,22 @@ extension Coordinator {
             }
         } catch is CancellationError {
             return  // shutting down: the scan is grouped after the restart
+        } catch is ScanNotCurrent {
+            logger.info("scan ended before it could finalize; its groups were not stored", metadata: ["scan": "\(scanID)"])
         } catch {
             // The reconciliation sweep asks again in a few seconds.
             logger.error("could not finalize scan; will retry", metadata: ["scan": "\(scanID)", "error": "\(describe(error))"])
+        }
+    }
+}
+
+extension Coordinator {
+    /// Members of near groups whose features may come from an embedded preview.
+    static func membersFromPreviews(_ groups: [PhotoGroup], _ photos: [GroupingPhoto]) -> [(id: Int64, path: String)] {
+        let fromPreview = Dictionary(uniqueKeysWithValues: photos.filter(\.fromPreview).map { ($0.id, $0.path) })
+        guard !fromPreview.isEmpty else { return [] }
+        return groups.filter { $0.kind == .near }.flatMap(\.members).compactMap { member in
+            fromPreview[member.photoID].map { (member.photoID, $0) }
         }
     }
 }

@@ -13,6 +13,8 @@ struct CoordinatorConfiguration: Sendable {
     /// Dispatches of one job before it is split photo by photo; a single photo that fails this
     /// often is recorded failed.
     var maxDispatches = 3
+    /// How often job deadlines and worker silence are judged (`DeadlineMonitor`).
+    var deadlineTick: Duration = .milliseconds(200)
     var heartbeatInterval: Duration = .seconds(1)
     var heartbeatLiveness = 5
     var analysis = AnalysisOptions()

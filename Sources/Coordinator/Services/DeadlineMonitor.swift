@@ -1,7 +1,7 @@
 import ServiceLifecycle
 import Shared
 
-/// Rule 3 on the coordinator's side: five times a second, jobs past their deadline are taken
+/// Rule 3 on the coordinator's side: every tick (five a second), jobs past their deadline are taken
 /// back (and their workers told to stop them), and workers silent for `liveness` heartbeats
 /// are removed with their jobs. Independent of any deadline the worker keeps.
 ///
@@ -13,26 +13,31 @@ import Shared
 /// its deadlines (rule 3), so no two ticks in a row are skipped.
 struct DeadlineMonitor: Service {
     let coordinator: Coordinator
-    static let tick: Duration = .milliseconds(200)
     /// How late a tick may be before it counts as a stall of this process.
     static let stallAllowance: Duration = .seconds(1)
     init(_ coordinator: Coordinator) { self.coordinator = coordinator }
 
     func run() async {
         await cancelWhenGracefulShutdown {
-            var stalls = StallGuard(tick: Self.tick, allowance: Self.stallAllowance, start: .now)
+            let tick = coordinator.configuration.deadlineTick
+            var stalls = StallGuard(tick: tick, allowance: Self.stallAllowance, start: .now)
             while true {
-                do { try await Task.sleep(for: Self.tick) } catch { return }
+                do { try await Task.sleep(for: tick) } catch { return }
                 if let stall = stalls.skip(at: .now) {
                     coordinator.logger.notice("the coordinator itself was stalled; judging no worker or deadline until it has read its inbox",
                                               metadata: ["stall": "\(stall)"])
                     continue
                 }
-                await expireDeadlines()
-                await removeSilentWorkers()
-                coordinator.dispatchBell.ring()
+                await judge()
             }
         }
+    }
+
+    /// One tick's work: late jobs and silent workers, judged by the coordinator's clock.
+    func judge() async {
+        await expireDeadlines()
+        await removeSilentWorkers()
+        coordinator.dispatchBell.ring()
     }
 
     func expireDeadlines() async {

@@ -84,7 +84,7 @@ extension CullStore {
                     outcome.split.append(record.id)
                     guard let spec = try Self.jobSpec(db, jobID: record.id), let scan = try Self.scan(db, id: record.scanId) else { continue }
                     for photo in spec.photos {
-                        var piece = try Self.insertJob(db, scan: scan, photos: [(photo.photoID, photo.path)])
+                        var piece = try Self.insertJob(db, scan: scan, photos: [(photo.photoID, photo.path)], fullDecode: spec.fullDecode)
                         piece.runsAlone = runsAlone
                         outcome.queue.append(piece)
                     }
@@ -174,12 +174,12 @@ extension CullStore {
 
     static func jobSpec(_ db: Database, jobID: Int64) throws -> JobSpec? {
         guard let job = try Row.fetchOne(db, sql: """
-            SELECT j.scan_id, j.dispatches, s.generation FROM jobs j JOIN scans s ON s.id = j.scan_id WHERE j.id = ?
+            SELECT j.scan_id, j.dispatches, j.full_decode, s.generation FROM jobs j JOIN scans s ON s.id = j.scan_id WHERE j.id = ?
             """, arguments: [jobID]) else { return nil }
         let photos = try Row.fetchAll(db, sql: "SELECT id, path FROM photos WHERE job_id = ? AND status = ? ORDER BY id",
                                       arguments: [jobID, PhotoStatus.pending])
         return JobSpec(jobID: jobID, scanID: job["scan_id"], generation: job["generation"],
                        photos: photos.map { Cull_V1_PhotoRef(id: $0["id"], path: $0["path"]) },
-                       dispatches: job["dispatches"])
+                       dispatches: job["dispatches"], fullDecode: job["full_decode"])
     }
 }

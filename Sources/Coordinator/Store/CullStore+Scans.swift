@@ -92,7 +92,7 @@ extension CullStore {
             id: row["id"], libraryID: row["library_id"], root: row["root"], generation: row["generation"],
             state: (row["state"] as ScanState?) ?? .failed, walkComplete: row["walk_complete"],
             total: row["total"], done: row["done"], failed: row["failed"], groups: row["group_count"],
-            startedAt: row["started_at"], finishedAt: row["finished_at"], error: row["error"])
+            startedAt: row["started_at"], finishedAt: row["finished_at"], error: row["error"], verifying: row["verifying"])
     }
 
     /// Throws `ScanNotCurrent` unless the scan is running at `generation` and that is still its

@@ -65,14 +65,15 @@ extension CullStore {
         }
     }
 
-    /// A new queued job holding `photos` (which become its pending photos).
-    static func insertJob(_ db: Database, scan: ScanRecord, photos: [(id: Int64, path: String)]) throws -> JobSpec {
-        try db.execute(sql: "INSERT INTO jobs (scan_id, state, photo_count) VALUES (?, ?, ?)",
-                       arguments: [scan.id, JobState.queued, photos.count])
+    /// A new queued job holding `photos` (which become its pending photos); `fullDecode` makes
+    /// it a verification job (main images only).
+    static func insertJob(_ db: Database, scan: ScanRecord, photos: [(id: Int64, path: String)], fullDecode: Bool = false) throws -> JobSpec {
+        try db.execute(sql: "INSERT INTO jobs (scan_id, state, photo_count, full_decode) VALUES (?, ?, ?, ?)",
+                       arguments: [scan.id, JobState.queued, photos.count, fullDecode])
         let jobID = db.lastInsertedRowID
         let assign = try db.cachedStatement(sql: "UPDATE photos SET job_id = ? WHERE id = ?")
         for photo in photos { try assign.execute(arguments: [jobID, photo.id]) }
         return JobSpec(jobID: jobID, scanID: scan.id, generation: scan.generation,
-                       photos: photos.map { Cull_V1_PhotoRef(id: $0.id, path: $0.path) }, dispatches: 0)
+                       photos: photos.map { Cull_V1_PhotoRef(id: $0.id, path: $0.path) }, dispatches: 0, fullDecode: fullDecode)
     }
 }

@@ -14,6 +14,7 @@ struct JobRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var state: JobState
     var workerId: String?
     var photoCount: Int
+    var fullDecode: Bool
 
     func lifecycle(generation: Int64) -> JobLifecycle {
         let phase: JobLifecycle.Phase = switch state {

@@ -115,6 +115,17 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN window_phashes BLOB")
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN thumbnail BLOB")
         }
+        migrator.registerMigration("v4: preview provenance and verification jobs") { db in
+            // from_preview: the row's pixel features may come from an embedded preview, which
+            // can be stale; grouping has such near-group members analysed again from their
+            // main image (full_decode jobs) before it stores the group. Rows written before
+            // this column do not say where their features came from: they count as possible
+            // previews, so they are verified if they ever join a near group (and only then).
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN from_preview INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "UPDATE photos SET from_preview = 1 WHERE status = 'analysed'")
+            try db.execute(sql: "ALTER TABLE jobs ADD COLUMN full_decode INTEGER NOT NULL DEFAULT 0")
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN verifying INTEGER NOT NULL DEFAULT 0")
+        }
         return migrator
     }
 }

@@ -7,8 +7,8 @@ import Shared
 /// cancel, supersede, requeue or restart can slip between the check and the write.
 enum ResultFence {
     enum Verdict: Equatable {
-        /// Store it; the job belongs to this scan.
-        case admit(scanID: Int64)
+        /// Store it; the job belongs to this scan (a verification job if `fullDecode`).
+        case admit(scanID: Int64, fullDecode: Bool)
         /// For a generation that is no longer current (cancelled or superseded scan).
         case stale
         /// For an attempt no longer in flight (late, duplicate, requeued, another worker's).
@@ -30,7 +30,7 @@ enum ResultFence {
         }
         record.apply(completed)
         try record.update(db)
-        return .admit(scanID: record.scanId)
+        return .admit(scanID: record.scanId, fullDecode: record.fullDecode)
     }
 }
 
@@ -48,8 +48,8 @@ extension CullStore {
                     tally.stale += 1
                 case .duplicate:
                     tally.duplicate += 1
-                case .admit(let scanID):
-                    let (analysed, failed) = try writer.write(result, pipelineVersion: Int64(received.pipelineVersion))
+                case .admit(let scanID, let fullDecode):
+                    let (analysed, failed) = try writer.write(result, pipelineVersion: Int64(received.pipelineVersion), fullDecode: fullDecode)
                     try db.execute(sql: "UPDATE scans SET done = done + ?, failed = failed + ? WHERE id = ?",
                                    arguments: [analysed + failed, failed, scanID])
                     tally.applied += 1
@@ -73,7 +73,7 @@ private struct OutcomeWriter {
             UPDATE photos SET status = 'analysed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                 pipeline_version = ?, sha256 = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
                 orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, sharpness = ?,
-                mean_luma = ?, window_phashes = ?, thumbnail = ?, error_kind = NULL, error_message = NULL
+                mean_luma = ?, window_phashes = ?, thumbnail = ?, from_preview = ?, error_kind = NULL, error_message = NULL
             WHERE id = ? AND job_id = ? AND status = 'pending'
             """)
         failed = try db.cachedStatement(sql: """
@@ -83,8 +83,9 @@ private struct OutcomeWriter {
             """)
     }
 
-    /// Returns how many photos were stored analysed and failed.
-    func write(_ result: Cull_V1_Result, pipelineVersion pipeline: Int64) throws -> (analysed: Int, failed: Int) {
+    /// Returns how many photos were stored analysed and failed. `fullDecode`: the job asked for
+    /// main images only, so features that do not say their source came from the main image.
+    func write(_ result: Cull_V1_Result, pipelineVersion pipeline: Int64, fullDecode: Bool) throws -> (analysed: Int, failed: Int) {
         var analysedCount = 0, failedCount = 0
         for outcome in result.outcomes {
             switch outcome.result {
@@ -94,7 +95,7 @@ private struct OutcomeWriter {
                     Int64(bitPattern: f.dhash), f.width, f.height, f.format, f.orientation,
                     f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty,
                     f.sharpness, f.meanLuma, WindowHashesColumn.encode(f.windowPhash),
-                    f.thumbnail.isEmpty ? nil : f.thumbnail, outcome.photoID, result.jobID,
+                    f.thumbnail.isEmpty ? nil : f.thumbnail, f.mayComeFromPreview(fullDecode: fullDecode), outcome.photoID, result.jobID,
                 ])
                 analysedCount += db.changesCount
             case .failure(let failure):
@@ -117,5 +118,17 @@ private struct OutcomeWriter {
             """, arguments: [result.generation, result.attempt, pipeline, result.jobID])
         failedCount += db.changesCount
         return (analysedCount, failedCount)
+    }
+}
+
+extension Cull_V1_Features {
+    /// Whether these features may have come from an embedded preview: they say so, or they do
+    /// not say (a worker from before `source`) and the job allowed previews.
+    func mayComeFromPreview(fullDecode: Bool) -> Bool {
+        switch source {
+        case .mainImage: false
+        case .embeddedPreview: true
+        case .unspecified, .UNRECOGNIZED: !fullDecode
+        }
     }
 }

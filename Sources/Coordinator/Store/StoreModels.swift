@@ -23,6 +23,22 @@ struct ScanRecord: Sendable, Equatable {
     var startedAt: Double
     var finishedAt: Double?
     var error: String?
+    /// Photos sent back for analysis from their main image (`CullStore.requestVerification`).
+    var verifying: Int64 = 0
+
+    /// What a running scan is doing (nil once it ended). Analysis overlaps the walk, so
+    /// "walking" lasts until the last file is found; "verifying" is analysis again, of
+    /// near-group members whose features came from embedded previews.
+    var phase: ScanPhase? {
+        guard state == .running else { return nil }
+        if !walkComplete { return .walking }
+        if done < total { return verifying > 0 ? .verifying : .analysing }
+        return .grouping
+    }
+}
+
+enum ScanPhase: String, Sendable {
+    case walking, analysing, grouping, verifying
 }
 
 /// A file the walk found.
@@ -43,6 +59,9 @@ struct JobSpec: Sendable, Equatable {
     /// Suspected of killing workers: it runs alone on a worker, so that if the worker dies
     /// again the blame falls on this job and on no innocent job beside it.
     var runsAlone = false
+    /// A verification job: its photos are analysed from their main image, never from an
+    /// embedded preview, whatever the scan's `--previews` says.
+    var fullDecode = false
 }
 
 /// A RESULT as received, with who sent it.
@@ -78,6 +97,8 @@ struct GroupingPhoto: Sendable {
     var height: Int
     var fileSize: Int64
     var sharpness: Double
+    /// Its pixel features may come from an embedded preview (not yet verified on the main image).
+    var fromPreview = false
 }
 
 /// Storage problems, with what the user can do about them.

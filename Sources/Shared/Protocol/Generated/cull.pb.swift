@@ -31,6 +31,48 @@ fileprivate nonisolated struct _GeneratedWithProtocGenSwiftVersion: SwiftProtobu
   typealias Version = _2
 }
 
+public nonisolated enum Cull_V1_ImageSource: SwiftProtobuf.Enum, Swift.CaseIterable {
+  public typealias RawValue = Int
+  case unspecified // = 0
+
+  /// the main image, decoded at reduced size
+  case mainImage // = 1
+
+  /// a JPEG's EXIF thumbnail or a HEIF thumbnail item
+  case embeddedPreview // = 2
+  case UNRECOGNIZED(Int)
+
+  public init() {
+    self = .unspecified
+  }
+
+  public init?(rawValue: Int) {
+    switch rawValue {
+    case 0: self = .unspecified
+    case 1: self = .mainImage
+    case 2: self = .embeddedPreview
+    default: self = .UNRECOGNIZED(rawValue)
+    }
+  }
+
+  public var rawValue: Int {
+    switch self {
+    case .unspecified: return 0
+    case .mainImage: return 1
+    case .embeddedPreview: return 2
+    case .UNRECOGNIZED(let i): return i
+    }
+  }
+
+  // The compiler won't synthesize support with the UNRECOGNIZED case.
+  public static let allCases: [Cull_V1_ImageSource] = [
+    .unspecified,
+    .mainImage,
+    .embeddedPreview,
+  ]
+
+}
+
 public nonisolated enum Cull_V1_FailureKind: SwiftProtobuf.Enum, Swift.CaseIterable {
   public typealias RawValue = Int
   case unspecified // = 0
@@ -333,6 +375,16 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
     set {_uniqueStorage()._thumbnail = newValue}
   }
 
+  /// Which image the pixel features (every hash, the thumbnail, sharpness, mean luma) were
+  /// computed from. An embedded preview can be stale (an edited copy that kept its camera's
+  /// thumbnail), so the coordinator never groups a photo as a near-duplicate on a preview's word
+  /// alone: it has such group members analysed again from their main image first. UNSPECIFIED
+  /// (workers before this field) counts as a possible preview.
+  public var source: Cull_V1_ImageSource {
+    get {_storage._source}
+    set {_uniqueStorage()._source = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -606,6 +658,14 @@ public nonisolated struct Cull_V1_ScanStatus: Sendable {
   public var walkComplete: Bool = false
 
   public var error: String = String()
+
+  /// What a running scan is doing: "walking" (still finding files; analysis overlaps),
+  /// "analysing", "grouping", or "verifying" (near-group members whose features came from
+  /// embedded previews are being analysed again from their main image). Empty once ended.
+  public var phase: String = String()
+
+  /// photos sent back for analysis from their main image, this scan
+  public var verifying: Int64 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -966,6 +1026,10 @@ public nonisolated struct Cull_V1_Envelope: Sendable {
 
 fileprivate nonisolated let _protobuf_package = "cull.v1"
 
+nonisolated extension Cull_V1_ImageSource: SwiftProtobuf._ProtoNameProviding {
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0IMAGE_SOURCE_UNSPECIFIED\0\u{1}MAIN_IMAGE\0\u{1}EMBEDDED_PREVIEW\0")
+}
+
 nonisolated extension Cull_V1_FailureKind: SwiftProtobuf._ProtoNameProviding {
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0FAILURE_KIND_UNSPECIFIED\0\u{1}UNSUPPORTED\0\u{1}CORRUPT\0\u{1}TOO_LARGE\0\u{1}UNREADABLE\0\u{1}TIMEOUT\0\u{1}WORKER_LOST\0\u{1}INTERNAL\0")
 }
@@ -1221,7 +1285,7 @@ nonisolated extension Cull_V1_Job: SwiftProtobuf.Message, SwiftProtobuf._Message
 
 nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Features"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0")
 
   fileprivate class _StorageClass {
     var _sha256: Data = Data()
@@ -1241,6 +1305,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
     var _cameraModel: String = String()
     var _windowPhash: [UInt64] = []
     var _thumbnail: Data = Data()
+    var _source: Cull_V1_ImageSource = .unspecified
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1268,6 +1333,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       _cameraModel = source._cameraModel
       _windowPhash = source._windowPhash
       _thumbnail = source._thumbnail
+      _source = source._source
     }
   }
 
@@ -1303,6 +1369,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         case 15: try { try decoder.decodeSingularStringField(value: &_storage._cameraModel) }()
         case 16: try { try decoder.decodeRepeatedFixed64Field(value: &_storage._windowPhash) }()
         case 17: try { try decoder.decodeSingularBytesField(value: &_storage._thumbnail) }()
+        case 18: try { try decoder.decodeSingularEnumField(value: &_storage._source) }()
         default: break
         }
       }
@@ -1362,6 +1429,9 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       if !_storage._thumbnail.isEmpty {
         try visitor.visitSingularBytesField(value: _storage._thumbnail, fieldNumber: 17)
       }
+      if _storage._source != .unspecified {
+        try visitor.visitSingularEnumField(value: _storage._source, fieldNumber: 18)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1388,6 +1458,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         if _storage._cameraModel != rhs_storage._cameraModel {return false}
         if _storage._windowPhash != rhs_storage._windowPhash {return false}
         if _storage._thumbnail != rhs_storage._thumbnail {return false}
+        if _storage._source != rhs_storage._source {return false}
         return true
       }
       if !storagesAreEqual {return false}
@@ -1820,7 +1891,7 @@ nonisolated extension Cull_V1_StatusRequest: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Cull_V1_ScanStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ScanStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scan_id\0\u{1}root\0\u{1}generation\0\u{1}state\0\u{1}total\0\u{1}done\0\u{1}failed\0\u{1}groups\0\u{3}started_at\0\u{3}finished_at\0\u{3}walk_complete\0\u{1}error\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scan_id\0\u{1}root\0\u{1}generation\0\u{1}state\0\u{1}total\0\u{1}done\0\u{1}failed\0\u{1}groups\0\u{3}started_at\0\u{3}finished_at\0\u{3}walk_complete\0\u{1}error\0\u{1}phase\0\u{1}verifying\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1840,6 +1911,8 @@ nonisolated extension Cull_V1_ScanStatus: SwiftProtobuf.Message, SwiftProtobuf._
       case 10: try { try decoder.decodeSingularDoubleField(value: &self.finishedAt) }()
       case 11: try { try decoder.decodeSingularBoolField(value: &self.walkComplete) }()
       case 12: try { try decoder.decodeSingularStringField(value: &self.error) }()
+      case 13: try { try decoder.decodeSingularStringField(value: &self.phase) }()
+      case 14: try { try decoder.decodeSingularInt64Field(value: &self.verifying) }()
       default: break
       }
     }
@@ -1882,6 +1955,12 @@ nonisolated extension Cull_V1_ScanStatus: SwiftProtobuf.Message, SwiftProtobuf._
     if !self.error.isEmpty {
       try visitor.visitSingularStringField(value: self.error, fieldNumber: 12)
     }
+    if !self.phase.isEmpty {
+      try visitor.visitSingularStringField(value: self.phase, fieldNumber: 13)
+    }
+    if self.verifying != 0 {
+      try visitor.visitSingularInt64Field(value: self.verifying, fieldNumber: 14)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1898,6 +1977,8 @@ nonisolated extension Cull_V1_ScanStatus: SwiftProtobuf.Message, SwiftProtobuf._
     if lhs.finishedAt != rhs.finishedAt {return false}
     if lhs.walkComplete != rhs.walkComplete {return false}
     if lhs.error != rhs.error {return false}
+    if lhs.phase != rhs.phase {return false}
+    if lhs.verifying != rhs.verifying {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

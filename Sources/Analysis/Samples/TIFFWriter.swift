@@ -1,50 +1,50 @@
 /// Writes TIFF-structured blocks (little-endian, "II", as most cameras write their EXIF): a
 /// chain of IFDs whose entries are sorted by tag, values of more than four bytes stored after
 /// each IFD, and an optional trailing blob (an EXIF thumbnail) that entries can point at.
-struct TIFFWriter {
-    enum FieldType: UInt16 {
+public struct TIFFWriter {
+    public enum FieldType: UInt16, Sendable {
         case byte = 1, ascii = 2, short = 3, long = 4, rational = 5, undefined = 7
     }
 
-    struct Entry {
-        let tag: UInt16
-        let type: FieldType
-        let count: UInt32
-        let value: [UInt8]
+    public struct Entry: Sendable {
+        public let tag: UInt16
+        public let type: FieldType
+        public let count: UInt32
+        public let value: [UInt8]
 
-        static func ascii(_ tag: UInt16, _ text: String) -> Entry {
+        public static func ascii(_ tag: UInt16, _ text: String) -> Entry {
             let bytes = Array(text.utf8) + [0]
             return Entry(tag: tag, type: .ascii, count: UInt32(bytes.count), value: bytes)
         }
 
-        static func short(_ tag: UInt16, _ value: UInt16) -> Entry {
+        public static func short(_ tag: UInt16, _ value: UInt16) -> Entry {
             Entry(tag: tag, type: .short, count: 1, value: littleEndian(value))
         }
 
-        static func long(_ tag: UInt16, _ value: UInt32) -> Entry {
+        public static func long(_ tag: UInt16, _ value: UInt32) -> Entry {
             Entry(tag: tag, type: .long, count: 1, value: littleEndian(value))
         }
 
-        static func rational(_ tag: UInt16, _ numerator: UInt32, _ denominator: UInt32) -> Entry {
+        public static func rational(_ tag: UInt16, _ numerator: UInt32, _ denominator: UInt32) -> Entry {
             Entry(tag: tag, type: .rational, count: 1, value: littleEndian(numerator) + littleEndian(denominator))
         }
 
-        static func undefined(_ tag: UInt16, _ bytes: [UInt8]) -> Entry {
+        public static func undefined(_ tag: UInt16, _ bytes: [UInt8]) -> Entry {
             Entry(tag: tag, type: .undefined, count: UInt32(bytes.count), value: bytes)
         }
     }
 
-    static let headerSize = 8
+    public static let headerSize = 8
 
     /// Bytes an IFD takes with the out-of-line values that follow it.
-    static func size(of entries: [Entry]) -> Int {
+    public static func size(of entries: [Entry]) -> Int {
         2 + 12 * entries.count + 4 + entries.reduce(0) { $0 + outOfLineSize($1) }
     }
 
     /// The block: header, then `ifds` one after the other starting at offset 8, then `trailer`.
     /// `nextIFD[i]` is the offset IFD i links to (0: none), as the chain IFD0 -> IFD1 needs;
     /// offsets come from `size(of:)`, which callers use to fill in pointer entries.
-    static func block(ifds: [[Entry]], nextIFD: [UInt32], trailer: [UInt8]) -> [UInt8] {
+    public static func block(ifds: [[Entry]], nextIFD: [UInt32], trailer: [UInt8]) -> [UInt8] {
         var out: [UInt8] = [0x49, 0x49, 42, 0] + littleEndian(UInt32(headerSize))
         for (index, entries) in ifds.enumerated() {
             let sorted = entries.sorted { $0.tag < $1.tag }

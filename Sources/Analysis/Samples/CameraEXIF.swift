@@ -3,18 +3,24 @@ import Foundation
 /// The EXIF block a camera writes, built with `TIFFWriter`: IFD0 (camera, orientation, file
 /// time), the Exif sub-IFD (capture time with its UTC offset, exposure, pixel size) and IFD1
 /// holding a small JPEG thumbnail, so readers parse as much as they would in a real file.
-enum CameraEXIF {
-    struct Shot {
-        var width: Int
-        var height: Int
+public enum CameraEXIF {
+    public struct Shot: Sendable {
+        public var width: Int
+        public var height: Int
         /// "YYYY:MM:DD HH:MM:SS", as EXIF writes dates.
-        var captureTime: String
-        var utcOffset = "+02:00"
-        var make = "Cull Bench Optics"
-        var model = "CB-12 (synthetic 12 MP)"
+        public var captureTime: String
+        public var utcOffset = "+02:00"
+        public var make = "Cull Bench Optics"
+        public var model = "CB-12 (synthetic 12 MP)"
+
+        public init(width: Int, height: Int, captureTime: String) {
+            self.width = width
+            self.height = height
+            self.captureTime = captureTime
+        }
     }
 
-    static func block(for shot: Shot, thumbnail: [UInt8]) -> [UInt8] {
+    public static func block(for shot: Shot, thumbnail: [UInt8]) -> [UInt8] {
         let ifd0 = self.ifd0(shot, exifIFDOffset: 0)
         let exif = exifIFD(shot)
         let ifd1 = self.ifd1(thumbnailOffset: 0, length: thumbnail.count)
@@ -31,7 +37,7 @@ enum CameraEXIF {
     }
 
     /// A capture time for photo `index` of a set: one shot every 37 seconds through June 2024.
-    static func captureTime(index: Int) -> String {
+    public static func captureTime(index: Int) -> String {
         let seconds = index * 37
         let day = 1 + (seconds / 86_400) % 30
         let time = 8 * 3600 + seconds % 43_200  // daylight hours
