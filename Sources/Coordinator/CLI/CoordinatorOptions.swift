@@ -14,6 +14,9 @@ struct CoordinatorOptions: ParsableArguments {
     @Option(help: "How long a job may take before the coordinator gives it to another worker (\"5m\"; a bare number is seconds).")
     var jobDeadline = DurationArgument(.seconds(300))
 
+    @Option(help: "How long grouping a finished scan may take (\"1h\", \"90m\"); past it the grouping stops and the scan fails with a message (its analysed photos are kept, so a rescan only groups again).")
+    var groupingTimeout = DurationArgument(.seconds(3600))
+
     @Option(help: "Dispatches of a job before it is split photo by photo (and a lone photo recorded failed).")
     var maxAttempts: Int = 3
 
@@ -32,7 +35,7 @@ struct CoordinatorOptions: ParsableArguments {
     var previews: PreviewChoice = .auto
 
     func validate() throws {
-        guard jobSize > 0, fetchTimeout.duration > .zero, jobDeadline.duration > .zero, maxAttempts > 0,
+        guard jobSize > 0, fetchTimeout.duration > .zero, jobDeadline.duration > .zero, groupingTimeout.duration > .zero, maxAttempts > 0,
               maxMegapixels > 0, maxFileMb > 0, (0...32).contains(threshold) else {
             throw ValidationError("sizes, timeouts and counts must be positive; --threshold 0...32")
         }
@@ -43,6 +46,7 @@ struct CoordinatorOptions: ParsableArguments {
         configuration.jobSize = jobSize
         configuration.fetchTimeout = fetchTimeout.duration
         configuration.jobDeadline = jobDeadline.duration
+        configuration.groupingTimeout = groupingTimeout.duration
         configuration.maxDispatches = maxAttempts
         configuration.heartbeatInterval = daemon.heartbeatInterval
         configuration.heartbeatLiveness = daemon.liveness

@@ -80,10 +80,7 @@ extension Coordinator {
         do {
             guard try await store.isComplete(scanID: scanID), let scan = try await store.scan(id: scanID) else { return }
             let photos = try await store.groupingInput(scan: scan)
-            let grouper = Grouper(threshold: configuration.nearThreshold)
-            let groups = try await groupingQueue.run(timeout: configuration.groupingTimeout, operation: "grouping scan \(scanID)") {
-                grouper.groups(of: photos)
-            }
+            guard let groups = try await group(photos, scan: scan) else { return }
             // Nothing is a near-duplicate on an embedded preview's word alone: such members are
             // analysed again from their main image, and the scan groups again when they are back.
             let unverified = Self.membersFromPreviews(groups, photos)
@@ -114,6 +111,37 @@ extension Coordinator {
 }
 
 extension Coordinator {
+    /// Groups a scan's photos on the grouping queue, one grouping at a time, within the
+    /// grouping timeout. Past it the grouping is told to stop (it ends within a chunk of rows)
+    /// and the scan fails with what to do; nil then, or if an earlier grouping that timed out
+    /// is still winding down (the sweep asks again).
+    func group(_ photos: [GroupingPhoto], scan: ScanRecord) async throws -> [PhotoGroup]? {
+        guard groupingsRunning.current == 0 else {
+            logger.notice("a grouping is still winding down; this scan is grouped after it", metadata: ["scan": "\(scan.id)"])
+            return nil
+        }
+        let grouper = Grouper(threshold: configuration.nearThreshold)
+        let beforeGrouping = configuration.beforeGrouping
+        let stop = StopFlag()
+        let running = groupingsRunning
+        defer { stop.set() }  // a grouping whose caller stopped waiting (timeout, shutdown) ends too
+        do {
+            return try await groupingQueue.run(timeout: configuration.groupingTimeout, operation: "grouping scan \(scan.id)") {
+                running.increment()
+                defer { running.decrement() }
+                beforeGrouping(stop)
+                return try grouper.groups(of: photos, shouldStop: { stop.isSet })
+            }
+        } catch let timeout as TimeoutError {
+            stop.set()
+            let message = "grouping \(photos.count) photos did not finish within \(timeout.timeout.millisecondsDescription) "
+                + "(--grouping-timeout); the analysed photos are kept, so scanning again with a longer --grouping-timeout only groups again"
+            logger.error("grouping timed out; the scan fails", metadata: ["scan": "\(scan.id)", "photos": "\(photos.count)"])
+            try await store.failScan(id: scan.id, error: message)
+            return nil
+        }
+    }
+
     /// Members of near groups whose features may come from an embedded preview.
     static func membersFromPreviews(_ groups: [PhotoGroup], _ photos: [GroupingPhoto]) -> [(id: Int64, path: String)] {
         let fromPreview = Dictionary(uniqueKeysWithValues: photos.filter(\.fromPreview).map { ($0.id, $0.path) })

@@ -31,8 +31,10 @@ final class Coordinator: Sendable {
     let control: (any MessageTransport)?
     /// Directory walks and path checks (blocking I/O).
     let blockingQueue = BlockingQueue(label: "cull.coordinator.walk", limit: 4)
-    /// Grouping (CPU): one scan at a time per permit.
-    let groupingQueue = BlockingQueue(label: "cull.coordinator.grouping", limit: 2)
+    /// Grouping (CPU, on threads of its own: `ParallelChunks`): one scan at a time.
+    let groupingQueue = BlockingQueue(label: "cull.coordinator.grouping", limit: 1)
+    /// Groupings whose work is still running (one that timed out winds down within a chunk).
+    let groupingsRunning = SharedCounter()
 
     /// Peers sending garbage get a few log lines a minute, not one per message.
     let dropLog = LogThrottle()

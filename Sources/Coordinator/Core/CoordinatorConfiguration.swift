@@ -21,7 +21,8 @@ struct CoordinatorConfiguration: Sendable {
     /// Files per walk step, and how long one step may take (a hung mount fails the scan).
     var walkBatch = 512
     var walkStepTimeout: Duration = .seconds(120)
-    /// Grouping a finished scan; past it the scan is left running and retried by the sweep.
+    /// Grouping a finished scan; past it the grouping is stopped and the scan fails with a
+    /// message that says what to do (`--grouping-timeout`).
     var groupingTimeout: Duration = .seconds(3600)
     /// How often SQLite and the scheduler are reconciled (lost jobs, unchecked completions).
     var reconcileInterval: Duration = .seconds(5)
@@ -34,4 +35,7 @@ struct CoordinatorConfiguration: Sendable {
     var gracefulShutdownLimit: Duration = .seconds(20)
     /// Near-duplicate threshold (pHash Hamming distance).
     var nearThreshold = 10
+    /// Tests only: runs on the grouping thread before each grouping, with its stop signal (a
+    /// test makes a grouping outlast its timeout with it).
+    var beforeGrouping: @Sendable (StopFlag) -> Void = { _ in }
 }

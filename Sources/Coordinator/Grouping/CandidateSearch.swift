@@ -110,8 +110,8 @@ struct CandidateSearch: Sendable {
     /// (a < b), each crop pairing once per window that reaches it. `shouldStop` is asked between
     /// chunks of rows; `progress` hears how many rows are done. `rows` limits the rows that
     /// search (benchmarks time a sample), not the rows they find.
-    func candidates(threads: Int, rows: [Int]? = nil, shouldStop: @Sendable () -> Bool = { false },
-                    progress: @Sendable (Int) -> Void = { _ in }) -> [Candidate] {
+    func candidates(threads: Int, rows: [Int]? = nil, shouldStop: @escaping @Sendable () -> Bool = { false },
+                    progress: @escaping @Sendable (Int) -> Void = { _ in }) -> [Candidate] {
         let plan = hashes.plan
         let parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, shouldStop: shouldStop, progress: progress,
                                        initial: { [Candidate]() }) { chunk, found in

@@ -35,7 +35,15 @@ struct Grouper: Sendable {
         var slotB: Int
     }
 
+    /// Groups `photos`, to the end.
     func groups(of photos: [GroupingPhoto]) -> [PhotoGroup] {
+        (try? groups(of: photos, shouldStop: { false })) ?? []  // never stopped: never throws
+    }
+
+    /// Groups `photos`; throws `CancellationError` soon after `shouldStop` says so (it is asked
+    /// between chunks of the candidate search and every few thousand confirmations), so a
+    /// grouping past its deadline really ends instead of running on beside the next one.
+    func groups(of photos: [GroupingPhoto], shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError) -> [PhotoGroup] {
         guard !photos.isEmpty else { return [] }
 
         // Exact: identical SHA-256. Near-duplicates are looked for among distinct contents only:
@@ -52,7 +60,10 @@ struct Grouper: Sendable {
         for index in representatives { hashes.append(frame: photos[index].pHash, windows: photos[index].windowPHashes) }
         var confirmedPairs: [(Int, Int)] = []
         var confirmedKeys = Set<UInt64>()
-        for candidate in CandidateSearch(hashes).candidates(threads: threads) {
+        let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
+        if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
+        for (position, candidate) in candidates.enumerated() {
+            if position & 4095 == 0, shouldStop() { throw CancellationError() }
             let key = UInt64(UInt32(min(candidate.a, candidate.b))) << 32 | UInt64(UInt32(max(candidate.a, candidate.b)))
             guard !confirmedKeys.contains(key) else { continue }
             let i = representatives[Int(candidate.a)], j = representatives[Int(candidate.b)]

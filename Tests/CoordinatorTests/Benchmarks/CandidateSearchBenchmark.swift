@@ -26,10 +26,12 @@ struct CandidateSearchBenchmark {
     @Test("candidate search on N realistic rows", .enabled(if: !sizes.isEmpty), .timeLimit(.minutes(60)), arguments: sizes)
     func scale(count: Int) throws {
         let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
-        let library = RealisticLibrary.generate(count: count, model: model)
+        let (library, generation) = Self.timed { RealisticLibrary.generate(count: count, model: model) }
         let planted = library.copyOf.filter { $0 >= 0 }.count
-        Self.say("candidates n=\(count): \(model.originals.count) real originals, \(model.families.values.map(\.count).reduce(0, +)) real edited copies; \(planted) planted copies")
+        let bursts = library.burstOf.filter { $0 >= 0 }.count
+        Self.say("candidates n=\(count): \(model.originals.values.map(\.count).reduce(0, +)) real originals, \(model.family.values.map(\.count).reduce(0, +)) real edited copies, \(model.transforms.count) edits; \(planted) planted copies, \(bursts) burst shots (generated in \(Self.format(generation)) s)")
         Self.say("candidates n=\(count): bit balance of frames: \(Self.bitBalance(library.frames))")
+        Self.say("candidates n=\(count): look-alikes: \(library.lookAlikeRates(radius: Self.frameRadius, cropRadius: 8, plan: CandidatePlan()))")
 
         var reference = 0
         if count <= Self.floorMax {
@@ -73,11 +75,7 @@ struct CandidateSearchBenchmark {
     /// RSS of the process after it, and which planted copies each plan can reach.
     func searchWithPlans(_ library: RealisticLibrary) {
         for (name, plan) in Self.plans {
-            var hashes = CompactHashes(plan: plan)
-            hashes.reserve(library.count)
-            for row in 0..<library.count {
-                hashes.append(frame: library.frames[row], windows: Array(library.windows[row * RealisticLibrary.windowCount..<(row + 1) * RealisticLibrary.windowCount]))
-            }
+            let hashes = library.compactHashes(plan: plan)
             let (search, build) = Self.timed { CandidateSearch(hashes) }
             let sampled = plan != CandidatePlan() && library.count > 20_000
             let step = sampled ? library.count / 20_000 : 1
@@ -89,6 +87,7 @@ struct CandidateSearchBenchmark {
             Self.report(library.count, "CandidateSearch, \(name), \(Self.cores) threads\(how): build \(Self.format(build)) s, search",
                         seconds * Double(step), pairs: candidates.count * step)
             Self.say("candidates n=\(library.count): peak RSS after \(name): \(Self.peakRSS()) MiB")
+            if !sampled { plantedFound(library, candidates, name: name) }
             plantedWithinReach(library, plan: plan, name: name)
         }
     }
@@ -100,7 +99,7 @@ struct CandidateSearchBenchmark {
         for row in 0..<library.count where library.copyOf[row] >= 0 {
             let within = plan.reaches(library.photo(row), library.photo(Int(library.copyOf[row])),
                                       pieces: plan.pieces ?? MultiIndexHash.pieceCount(for: library.count))
-            let edit = library.edit[row] ?? "?"
+            let edit = library.model.transforms[Int(library.edit[row])]
             byEdit[edit, default: (0, 0)].all += 1
             if within { byEdit[edit, default: (0, 0)].within += 1 }
         }
@@ -108,6 +107,20 @@ struct CandidateSearchBenchmark {
         Self.say("candidates n=\(library.count): planted copies within reach of the \(name): \(total.0)/\(total.1); short: "
               + byEdit.sorted { $0.key < $1.key }.filter { $0.value.within < $0.value.all }
                 .map { "\($0.key) \($0.value.within)/\($0.value.all)" }.joined(separator: ", "))
+    }
+
+    /// How many planted copies the search really paired with their photo (any slot).
+    func plantedFound(_ library: RealisticLibrary, _ candidates: [Candidate], name: String) {
+        var pairs = Set<UInt64>()
+        pairs.reserveCapacity(candidates.count)
+        for c in candidates { pairs.insert(UInt64(UInt32(min(c.a, c.b))) << 32 | UInt64(UInt32(max(c.a, c.b)))) }
+        var found = 0, planted = 0
+        for row in 0..<library.count where library.copyOf[row] >= 0 {
+            planted += 1
+            let original = Int(library.copyOf[row])
+            if pairs.contains(UInt64(UInt32(min(row, original))) << 32 | UInt64(UInt32(max(row, original)))) { found += 1 }
+        }
+        Self.say("candidates n=\(library.count): planted copies paired with their photo by the \(name): \(found)/\(planted)")
     }
 
     /// The process's peak resident set (VmHWM), in MiB.

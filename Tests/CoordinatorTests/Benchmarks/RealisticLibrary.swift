@@ -5,90 +5,194 @@ import Foundation
 /// Feature rows for grouping benchmarks that look like real ones, drawn from the features cull
 /// stored for real photos (`bench/feature-model.py`: the development, holdout and hard corpora).
 ///
-/// Uniform random hashes flatter every index: real pHashes have biased bits, photos cluster
-/// around look-alikes, and a copy's windows relate to its original's as the edit made them.
-/// So every row is a real photo's features seen through a disguise that keeps those relations:
+/// Uniform random hashes flatter every index: real pHashes have biased bits, a photo's windows
+/// relate to its frame as its picture makes them, and a copy's slots relate to its original's
+/// as the edit made them. Disguising a hundred real photos a thousand times each (the first
+/// version of this model) errs the other way: the disguises of one photo crowd the same
+/// buckets, a look-alike rate no real library has. So every row is a **mosaic** of real photos:
 ///
-/// - A **distinct photo** takes a real original `o`, an XOR mask `M` (each bit flipped with a
-///   probability between 0.15 and 0.35, drawn per photo) applied to its whole-frame hash *and*
-///   to every window hash alike, and a random non-monotone tone map `L` applied to its layout
-///   thumbnail. XOR with one mask keeps every Hamming distance between any two of the photo's
-///   slots; a pointwise tone map keeps where things are (so a window of the thumbnail is still
-///   the crop's thumbnail) while changing the ranks that confirmation compares, as a different
-///   photo would. Photos made from the same original stay look-alikes: their hashes are about
-///   24 bits apart, with a tail reaching below the near threshold, as real look-alikes do.
-/// - A **planted copy** takes a real (original `o`, edited copy `e`) pair of the corpora and a
-///   distinct photo made from that `o`, and applies the photo's `M` and `L` to `e`'s features:
-///   the copy is exactly as far from the photo, slot by slot, as the real edit was from its
-///   original (crops, overlays, tone edits, re-encodes, formats).
+/// - A **distinct photo** takes, for each of the 8 bytes of a hash, a real original (`sources`,
+///   all from one corpus) and that byte of the original's hash, in every slot alike (the whole
+///   frame and each window), then XORs a light per-photo mask (2–6% of the bits) into every
+///   slot. Each bit position keeps the real bias (it is a real photo's bit); each byte of a
+///   window relates to the same byte of the frame exactly as in the real photo; two distinct
+///   mosaics are as far apart as real distinct photos are, byte by byte. The benchmark prints
+///   the look-alike rate of real originals beside the generated rows' to show it.
+/// - A **planted copy** picks an edit that every source of the photo has in the corpora (the
+///   corpora make the same edits of every original), and takes each byte from the *edited*
+///   copy of that byte's source, with the photo's mask: byte by byte, slot by slot, the copy is
+///   as far from the photo as the real edit was from its originals (crops, overlays, tone
+///   edits, re-encodes, formats).
+/// - **Bursts**: a share of photos come with 1 to 4 other shots of the same moment (the same
+///   sources, a further 6% of the bits flipped): look-alikes close enough to be candidates,
+///   as a library's bursts and brackets are.
 ///
-/// The base photos are few (about a hundred originals), so the rows cluster more tightly than a
-/// real library's: if anything the benchmark is harder than real data, not easier.
+/// Rows are kept as recipes (32 bytes each), not as hashes: any slot of any row is worked out
+/// when asked, so a million rows cost the benchmark little memory of its own.
 struct RealisticLibrary {
-    var frames: [UInt64] = []
-    /// `windowCount` window hashes per row, row after row.
-    var windows: [UInt64] = []
-    /// `thumbnailBytes` gray levels per row, row after row.
-    var thumbnails: [UInt8] = []
-    /// For planted copies, the row they are a copy of; -1 for distinct photos.
-    var copyOf: [Int32] = []
-    /// For planted copies, the edit (transform name) they carry.
-    var edit: [String?] = []
-
+    static let chunks = 8
     static let windowCount = FeatureWindow.crops.count
     static let thumbnailBytes = LayoutThumbnail.side * LayoutThumbnail.side
 
+    let model: FeatureModel
+    /// `chunks` model rows per row: the real photo each byte of every slot comes from.
+    private(set) var sources: [Int32] = []
+    private(set) var masks: [UInt64] = []
+    /// Seed of the tone map applied to the row's thumbnail (copies share their photo's).
+    private(set) var tones: [UInt32] = []
+    /// Whole-frame hashes, worked out once (every search reads them).
+    private(set) var frames: [UInt64] = []
+    /// For planted copies, the row they are a copy of; -1 for distinct photos and bursts.
+    private(set) var copyOf: [Int32] = []
+    /// For burst shots, the first shot of their burst; -1 otherwise.
+    private(set) var burstOf: [Int32] = []
+    /// For planted copies, the edit (an index into `model.transforms`).
+    private(set) var edit: [Int16] = []
+
     var count: Int { frames.count }
 
-    func window(_ row: Int, _ k: Int) -> UInt64 { windows[row * Self.windowCount + k] }
+    init(model: FeatureModel) { self.model = model }
 
-    func photo(_ row: Int) -> GroupingPhoto {
-        let w = row * Self.windowCount, t = row * Self.thumbnailBytes
-        return GroupingPhoto(id: Int64(row), path: "/lib/\(row).jpg", sha256: Array(String(row).utf8), pHash: frames[row], dHash: 0,
-                             windowPHashes: Array(windows[w..<w + Self.windowCount]),
-                             thumbnail: Array(thumbnails[t..<t + Self.thumbnailBytes]),
-                             width: 4000, height: 3000, fileSize: 4_000_000, sharpness: 1)
+    /// Slot 0 is the whole frame, slot k + 1 the window `FeatureWindow.crops[k]`.
+    func hash(_ row: Int, slot: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for c in 0..<Self.chunks {
+            let source = model.photos[Int(sources[row * Self.chunks + c])]
+            let slotHash = slot == 0 ? source.pHash : source.windows[slot - 1]
+            value |= slotHash & (0xFF << UInt64(8 * c))
+        }
+        return value ^ masks[row]
     }
 
-    /// `count` rows, `copyShare` of them planted copies (one to three per photo that has any).
-    static func generate(count: Int, model: FeatureModel, copyShare: Double = 0.1, seed: UInt64 = 1) -> RealisticLibrary {
+    func windows(_ row: Int) -> [UInt64] { (1...Self.windowCount).map { hash(row, slot: $0) } }
+
+    /// The row's layout thumbnail: its first source's, through the row's tone map.
+    func thumbnail(_ row: Int) -> [UInt8] {
+        var random = SplitMix64(seed: UInt64(tones[row]))
+        let tone = ToneMap(&random)
+        return model.photos[Int(sources[row * Self.chunks])].thumbnail.map { tone.map[Int($0)] }
+    }
+
+    func photo(_ row: Int) -> GroupingPhoto {
+        GroupingPhoto(id: Int64(row), path: "/lib/\(row).jpg", sha256: Array(String(row).utf8), pHash: frames[row], dHash: 0,
+                      windowPHashes: windows(row), thumbnail: thumbnail(row),
+                      width: 4000, height: 3000, fileSize: 4_000_000, sharpness: 1)
+    }
+
+    /// The hashes a plan reads, for `CandidateSearch`.
+    func compactHashes(plan: CandidatePlan) -> CompactHashes {
+        var hashes = CompactHashes(plan: plan)
+        hashes.reserve(count)
+        var all = [UInt64](repeating: 0, count: Self.windowCount)
+        for row in 0..<count {
+            for k in hashes.held { all[k] = hash(row, slot: k + 1) }
+            hashes.append(frame: frames[row], windows: all)
+        }
+        return hashes
+    }
+
+    /// `count` rows: `copyShare` of them planted copies (one to three per photo that has any),
+    /// `burstShare` of the photos with other shots of the same moment.
+    static func generate(count: Int, model: FeatureModel, copyShare: Double = 0.1, burstShare: Double = 0.2,
+                         seed: UInt64 = 1) -> RealisticLibrary {
         var random = SplitMix64(seed: seed ^ UInt64(count))
-        var library = RealisticLibrary()
-        library.frames.reserveCapacity(count)
-        library.windows.reserveCapacity(count * windowCount)
-        library.thumbnails.reserveCapacity(count * thumbnailBytes)
+        var library = RealisticLibrary(model: model)
+        library.reserve(count)
+        // A photo with copies gets two on average: copies / rows = 2q / (1 + 2q) = copyShare.
+        let withCopies = copyShare / (2 * (1 - copyShare))
         while library.count < count {
-            let base = model.originals[Int(random.next() % UInt64(model.originals.count))]
-            let mask = Self.mask(flipProbability: 0.15 + 0.2 * Double(random.next() % 1000) / 1000, &random)
-            let tone = ToneMap(&random)
+            let corpus = model.corpora[Int(random.next() % UInt64(model.corpora.count))]
+            let originals = model.originals[corpus]!
+            let picks = (0..<chunks).map { _ in originals[Int(random.next() % UInt64(originals.count))] }
+            let mask = Self.mask(flipProbability: 0.02 + 0.04 * random.uniform(), &random)
+            let tone = UInt32(truncatingIfNeeded: random.next())
             let photoRow = library.count
-            library.append(base, mask: mask, tone: tone, copyOf: -1, edit: nil)
-            let families = model.families[base.group] ?? []
-            // A photo with copies gets two on average: copies / rows = 2q / (1 + 2q) = copyShare.
-            let withCopies = copyShare / (2 * (1 - copyShare))
-            guard !families.isEmpty, Double(random.next() % 10_000) / 10_000 < withCopies else { continue }
+            library.append(picks, mask: mask, tone: tone)
+
+            if random.uniform() < burstShare {
+                for _ in 0..<(1 + Int(random.next() % 4)) where library.count < count {
+                    library.append(picks, mask: mask ^ Self.mask(flipProbability: 0.06, &random),
+                                   tone: UInt32(truncatingIfNeeded: random.next()), burstOf: Int32(photoRow))
+                }
+            }
+            guard random.uniform() < withCopies else { continue }
+            // Edits every source has an edited copy of.
+            let edits = model.transforms.indices.filter { t in picks.allSatisfy { model.family[$0]?[t] != nil } }
+            guard !edits.isEmpty else { continue }
             for _ in 0..<(1 + Int(random.next() % 3)) where library.count < count {
-                let copy = families[Int(random.next() % UInt64(families.count))]
-                library.append(copy, mask: mask, tone: tone, copyOf: Int32(photoRow), edit: copy.transform)
+                let t = edits[Int(random.next() % UInt64(edits.count))]
+                library.append(picks.map { model.family[$0]![t]! }, mask: mask, tone: tone, copyOf: Int32(photoRow), edit: Int16(t))
             }
         }
         return library
     }
 
-    private mutating func append(_ row: FeatureModel.Row, mask: UInt64, tone: ToneMap, copyOf original: Int32, edit transform: String?) {
-        frames.append(row.pHash ^ mask)
-        windows.append(contentsOf: row.windows.map { $0 ^ mask })
-        thumbnails.append(contentsOf: row.thumbnail.map { tone.map[Int($0)] })
+    private mutating func reserve(_ rows: Int) {
+        sources.reserveCapacity(rows * Self.chunks)
+        masks.reserveCapacity(rows)
+        tones.reserveCapacity(rows)
+        frames.reserveCapacity(rows)
+        copyOf.reserveCapacity(rows)
+        burstOf.reserveCapacity(rows)
+        edit.reserveCapacity(rows)
+    }
+
+    private mutating func append(_ picks: [Int], mask: UInt64, tone: UInt32, copyOf original: Int32 = -1,
+                                 burstOf first: Int32 = -1, edit transform: Int16 = -1) {
+        sources.append(contentsOf: picks.map { Int32($0) })
+        masks.append(mask)
+        tones.append(tone)
         copyOf.append(original)
+        burstOf.append(first)
         edit.append(transform)
+        frames.append(hash(count, slot: 0))
     }
 
     static func mask(flipProbability p: Double, _ random: inout SplitMix64) -> UInt64 {
         var mask: UInt64 = 0
-        let threshold = UInt64(p * 1_000_000)
-        for bit in 0..<64 where random.next() % 1_000_000 < threshold { mask |= 1 << UInt64(bit) }
+        for bit in 0..<64 where random.uniform() < p { mask |= 1 << UInt64(bit) }
         return mask
     }
+
+    // MARK: calibration
+
+    /// Look-alike rates: of pairs of different real originals, and of pairs of distinct
+    /// generated photos (not copies, not shots of one burst, no shared source), the share whose
+    /// whole frames are within `radius` bits, and the share where a crop window of one is within
+    /// `cropRadius` of the other's frame. The first pair of numbers is what the second must match.
+    func lookAlikeRates(radius: Int, cropRadius: Int, plan: CandidatePlan, samples: Int = 200_000) -> String {
+        let originals = model.corpora.flatMap { model.originals[$0]! }
+        var real = (pairs: 0, frames: 0, crops: 0)
+        for i in originals.indices {
+            for j in originals.indices where j > i {
+                let a = model.photos[originals[i]], b = model.photos[originals[j]]
+                real.pairs += 1
+                if (a.pHash ^ b.pHash).nonzeroBitCount <= radius { real.frames += 1 }
+                if plan.cropWindows.contains(where: { (a.windows[$0] ^ b.pHash).nonzeroBitCount <= cropRadius
+                                                   || (b.windows[$0] ^ a.pHash).nonzeroBitCount <= cropRadius }) { real.crops += 1 }
+            }
+        }
+        var random = SplitMix64(seed: 99)
+        let distinct = (0..<count).filter { copyOf[$0] < 0 && burstOf[$0] < 0 }
+        var generated = (pairs: 0, frames: 0, crops: 0)
+        while generated.pairs < samples, distinct.count > 1 {
+            let a = distinct[Int(random.next() % UInt64(distinct.count))], b = distinct[Int(random.next() % UInt64(distinct.count))]
+            guard a != b else { continue }
+            generated.pairs += 1
+            if (frames[a] ^ frames[b]).nonzeroBitCount <= radius { generated.frames += 1 }
+            if plan.cropWindows.contains(where: { (hash(a, slot: $0 + 1) ^ frames[b]).nonzeroBitCount <= cropRadius
+                                               || (hash(b, slot: $0 + 1) ^ frames[a]).nonzeroBitCount <= cropRadius }) { generated.crops += 1 }
+        }
+        func rate(_ part: Int, _ all: Int) -> String { String(format: "%.2e", Double(part) / Double(max(all, 1))) }
+        return "frames within \(radius) bits: real originals \(rate(real.frames, real.pairs)) (\(real.frames) of \(real.pairs) pairs), "
+            + "generated \(rate(generated.frames, generated.pairs)); a crop window within \(cropRadius) of the other's frame: real "
+            + "\(rate(real.crops, real.pairs)) (\(real.crops)), generated \(rate(generated.crops, generated.pairs)) (of \(generated.pairs) sampled pairs)"
+    }
+}
+
+extension SplitMix64 {
+    /// Uniform in [0, 1).
+    mutating func uniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
 }
 
 /// A random, non-monotone, piecewise-linear map of gray levels (4 to 7 segments up and down):
@@ -132,10 +236,13 @@ struct FeatureModel: Decodable {
     }
 
     var photos: [Row]
-    /// Real originals (transform "original"), grouped by their corpus-qualified group.
-    var originals: [Row] = []
-    /// Each original's edited copies (same truth group), by corpus-qualified group.
-    var families: [String: [Row]] = [:]
+    var corpora: [String] = []
+    /// Real originals (transform "original"), as indexes into `photos`, by corpus.
+    var originals: [String: [Int]] = [:]
+    /// Every edit made of the originals, by name.
+    var transforms: [String] = []
+    /// For each original (index into `photos`): its edited copy by transform index.
+    var family: [Int: [Int: Int]] = [:]
 
     enum CodingKeys: String, CodingKey { case photos }
 
@@ -143,12 +250,19 @@ struct FeatureModel: Decodable {
         photos = try decoder.container(keyedBy: CodingKeys.self).decode([Row].self, forKey: .photos)
             .filter { $0.windows.count == RealisticLibrary.windowCount && $0.thumbnail.count == RealisticLibrary.thumbnailBytes }
             .map { var row = $0; row.group = "\(row.corpus)/\(row.group)"; return row }
-        originals = photos.filter { $0.transform == "original" }
-        let withOriginal = Set(originals.map(\.group))
+        var originalOf: [String: Int] = [:]
+        for (index, row) in photos.enumerated() where row.transform == "original" {
+            originalOf[row.group] = index
+            originals[row.corpus, default: []].append(index)
+        }
+        corpora = originals.keys.sorted()
         // Negatives (similar shots, look-alikes) are their own truth groups with no original:
         // they are never planted as copies.
-        for row in photos where row.transform != "original" && withOriginal.contains(row.group) {
-            families[row.group, default: []].append(row)
+        transforms = Array(Set(photos.filter { $0.transform != "original" && originalOf[$0.group] != nil }.map(\.transform))).sorted()
+        let transformIndex = Dictionary(uniqueKeysWithValues: transforms.enumerated().map { ($1, $0) })
+        for (index, row) in photos.enumerated() where row.transform != "original" {
+            guard let original = originalOf[row.group], let t = transformIndex[row.transform] else { continue }
+            family[original, default: [:]][t] = index
         }
     }
 
