@@ -93,8 +93,8 @@ struct GrouperTests {
         // keeps them apart (a limit of 1 accepts every candidate). Even then the other scene's
         // crop (6) stays out: it is a candidate of 5 only, and groups do not chain.
         var lax = Grouper()
-        lax.windowConfirmation = 1
-        lax.frameConfirmation = 1
+        lax.judge.windowConfirmation = 1
+        lax.judge.frameConfirmation = 1
         let laxGroups = lax.groups(of: photos).map { Set($0.members.map(\.photoID)) }
         #expect(laxGroups.contains { $0.isSuperset(of: [4, 5]) }, "\(laxGroups)")
         #expect(!laxGroups.contains { $0.isSuperset(of: [1, 6]) }, "\(laxGroups)")

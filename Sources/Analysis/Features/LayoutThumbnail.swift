@@ -25,9 +25,17 @@ public enum LayoutThumbnail {
     /// Area averaging (not point sampling) integrates the thumbnail's pixels exactly, so a
     /// window of the original and the whole frame of its crop come out nearly equal.
     public static func cells(of thumbnail: [UInt8], in window: FeatureWindow) -> [Float] {
+        cells(of: sampler(thumbnail), in: window)
+    }
+
+    /// The same, from a thumbnail's sampler (`sampler(_:)`), for comparing many windows of it.
+    public static func cells(of sampler: AreaSampler, in window: FeatureWindow) -> [Float] {
+        ranks(sampler.cells(window, columns: comparisonSide, rows: comparisonSide))
+    }
+
+    public static func sampler(_ thumbnail: [UInt8]) -> AreaSampler {
         precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
-        let image = GrayImage(width: side, height: side, pixels: thumbnail)
-        return ranks(AreaSampler(image).cells(window, columns: comparisonSide, rows: comparisonSide))
+        return AreaSampler(GrayImage(width: side, height: side, pixels: thumbnail))
     }
 
     /// Each value replaced by its rank among all of them, scaled to 0...1 (ties share their

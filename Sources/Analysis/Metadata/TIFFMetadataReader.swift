@@ -20,6 +20,7 @@ public enum TIFFMetadataReader {
         var exifIFD: Int?
         var offsetTime: String?
         var dateTimeOriginal: String?
+        var subSeconds: String?
         let ifd1 = reader.forEachEntry(ifd: Int(ifd0)) { tag, type, count, valueOffset in
             switch tag {
             case 0x0112:
@@ -35,12 +36,17 @@ public enum TIFFMetadataReader {
                 switch tag {
                 case 0x9003: dateTimeOriginal = reader.ascii(type: type, count: count, at: valueOffset)
                 case 0x9011: offsetTime = reader.ascii(type: type, count: count, at: valueOffset)
+                case 0x9291: subSeconds = reader.ascii(type: type, count: count, at: valueOffset)
                 default: break
                 }
             }
         }
         if let dateTimeOriginal, !dateTimeOriginal.isEmpty {
-            metadata.captureTime = dateTimeOriginal + (offsetTime ?? "")
+            // As exiftool's SubSecDateTimeOriginal: "2024:06:01 10:02:03.45+02:00". The
+            // fraction tells burst frames of one second apart.
+            let fraction = (subSeconds ?? "").filter { $0 != " " }
+            let digits = fraction.isEmpty || !fraction.allSatisfy({ ("0"..."9").contains($0) }) ? "" : "." + fraction
+            metadata.captureTime = dateTimeOriginal + digits + (offsetTime ?? "")
         }
         if let ifd1, ifd1 > 0 {
             var start: Int?

@@ -10,6 +10,8 @@ public enum CameraEXIF {
         /// "YYYY:MM:DD HH:MM:SS", as EXIF writes dates.
         public var captureTime: String
         public var utcOffset = "+02:00"
+        /// SubSecTimeOriginal ("45": .45 s), as cameras write it for burst frames; nil: none.
+        public var subSeconds: String? = nil
         public var make = "Cull Bench Optics"
         public var model = "CB-12 (synthetic 12 MP)"
 
@@ -72,6 +74,7 @@ public enum CameraEXIF {
             .ascii(0x9011, shot.utcOffset),   // OffsetTimeOriginal
             .undefined(0x9101, [1, 2, 3, 0]), // ComponentsConfiguration: YCbCr
             .rational(0x920A, 50, 1),         // FocalLength
+        ] + (shot.subSeconds.map { [TIFFWriter.Entry.ascii(0x9291, $0)] } ?? []) + [  // SubSecTimeOriginal
             .undefined(0xA000, Array("0100".utf8)),
             .short(0xA001, 1),                // ColorSpace: sRGB
             .long(0xA002, UInt32(shot.width)),

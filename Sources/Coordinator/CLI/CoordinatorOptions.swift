@@ -29,6 +29,9 @@ struct CoordinatorOptions: ParsableArguments {
     @Option(help: "pHash distance (bits of 64) at or under which two whole frames are near-duplicate candidates; each is confirmed on layout thumbnails (docs/FEATURES.md).")
     var threshold: Int = 10
 
+    @Option(help: "Photos taken this close together (their EXIF capture times, to the fraction of a second when the camera writes it) that look alike are similar shots: a burst or bracket, reported apart from duplicates (\"3s\", \"500ms\"). Photos whose capture times differ are never near-duplicates.")
+    var similarWindow = DurationArgument(.seconds(3))
+
     @Option(help: ArgumentHelp(
         "Embedded previews: 'auto' analyses a photo's EXIF or HEIF thumbnail instead of the main image when it is at least 120 pixels on its short side and shows the same frame; 'never' always decodes the main image.",
         discussion: "Changing it affects photos analysed from then on; docs/FEATURES.md has the accuracy measured either way."))
@@ -54,6 +57,7 @@ struct CoordinatorOptions: ParsableArguments {
         configuration.analysis.maxFileBytes = maxFileMb << 20
         configuration.analysis.usePreviews = previews == .auto
         configuration.nearThreshold = threshold
+        configuration.similarWindow = similarWindow.duration
         return configuration
     }
 }

@@ -11,7 +11,9 @@ enum GroupsFormatter {
         }
     }
 
-    /// Columns exactly `group,kind,path,keeper,distance`; one row per member.
+    /// Columns exactly `group,kind,path,keeper,distance`; one row per member. `kind` is exact,
+    /// near or similar (a photo that is the keeper of a duplicate group may also stand in a
+    /// similar group, as that group's representative).
     static func csv(_ groups: [Cull_V1_Group]) -> String {
         var out = "group,kind,path,keeper,distance\n"
         for group in groups {
@@ -44,16 +46,28 @@ enum GroupsFormatter {
         guard !groups.isEmpty else { return "No duplicate groups.\n" }
         var out = ""
         for group in groups {
-            out += "Group \(group.groupID): \(group.kind), \(group.members.count) photos\n"
+            let similar = group.kind == "similar"
+            out += similar ? "Group \(group.groupID): similar shots, \(group.members.count) photos (different shots of one moment: keep any)\n"
+                           : "Group \(group.groupID): \(group.kind), \(group.members.count) photos\n"
             for member in group.members {
-                let mark = member.keeper ? "keep" : "  d=\(member.distance)"
+                let mark = member.keeper ? (similar ? "best" : "keep") : (similar ? "shot" : "  d=\(member.distance)")
                 let size = "\(member.width)x\(member.height), \(byteCount(member.fileSize))"
                 out += "  \(mark.padding(toLength: 6, withPad: " ", startingAt: 0)) \(member.path)  (\(size))\n"
             }
         }
-        let photos = groups.reduce(0) { $0 + $1.members.count }
-        out += "\(groups.count) groups, \(photos) photos, \(photos - groups.count) could go.\n"
+        out += summary(groups) + "\n"
         return out
+    }
+
+    /// "3 duplicate groups, 9 photos, 6 could go; 2 groups of similar shots": similar shots
+    /// never count as duplicates.
+    static func summary(_ groups: [Cull_V1_Group]) -> String {
+        let duplicates = groups.filter { $0.kind != "similar" }
+        let photos = duplicates.reduce(0) { $0 + $1.members.count }
+        var line = "\(duplicates.count) duplicate groups, \(photos) photos, \(photos - duplicates.count) could go"
+        let similar = groups.count - duplicates.count
+        if similar > 0 { line += "; \(similar) groups of similar shots (not duplicates)" }
+        return line + "."
     }
 
     static func byteCount(_ bytes: UInt64) -> String {

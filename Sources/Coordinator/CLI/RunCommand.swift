@@ -110,7 +110,7 @@ struct RunCommand: AsyncParsableCommand {
         let groups = try await store.groups(scanID: scan.id)
         FileHandle.standardOutput.write(Data(GroupsFormatter.render(groups, format: format).utf8))
         let analysed = scan.total - scan.failed
-        printError("scanned \(scan.total) files in \(root): \(analysed) analysed, \(scan.failed) could not be analysed, \(groups.count) groups")
+        printError("scanned \(scan.total) files in \(root): \(analysed) analysed, \(scan.failed) could not be analysed; \(GroupsFormatter.summary(groups))")
         if scan.verifying > 0 {
             printError("\(scan.verifying) photos that matched on their embedded previews were checked again on their main image before grouping")
         }

@@ -120,7 +120,7 @@ extension Coordinator {
             logger.notice("a grouping is still winding down; this scan is grouped after it", metadata: ["scan": "\(scan.id)"])
             return nil
         }
-        let grouper = Grouper(threshold: configuration.nearThreshold)
+        let grouper = configuration.grouper
         let beforeGrouping = configuration.beforeGrouping
         let stop = StopFlag()
         let running = groupingsRunning

@@ -35,7 +35,19 @@ struct CoordinatorConfiguration: Sendable {
     var gracefulShutdownLimit: Duration = .seconds(20)
     /// Near-duplicate threshold (pHash Hamming distance).
     var nearThreshold = 10
+    /// Capture times at most this far apart make look-alike shots similar (`PairJudge`).
+    var similarWindow: Duration = .seconds(3)
     /// Tests only: runs on the grouping thread before each grouping, with its stop signal (a
     /// test makes a grouping outlast its timeout with it).
     var beforeGrouping: @Sendable (StopFlag) -> Void = { _ in }
+}
+
+extension CoordinatorConfiguration {
+    /// The grouper these settings ask for.
+    var grouper: Grouper {
+        var grouper = Grouper(threshold: nearThreshold)
+        let window = similarWindow.components
+        grouper.judge.similarWindow = Double(window.seconds) + Double(window.attoseconds) / 1e18
+        return grouper
+    }
 }

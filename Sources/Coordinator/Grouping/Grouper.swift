@@ -2,16 +2,19 @@ import Analysis
 import Foundation
 
 /// Finds groups among analysed photos: identical bytes first, then near-duplicates, clustered
-/// around their keepers (`StarClustering`: confirmed against the group, never chained).
+/// around their keepers (`StarClustering`: confirmed against the group, never chained), then
+/// similar shots: other shots of one moment, kept apart from duplicates.
 ///
 /// Near-duplicates are found in two steps (docs/FEATURES.md):
 /// 1. Candidates from pHashes, through `CandidateSearch` (`plan`): the whole frames within
 ///    `threshold` bits, a window of one photo close to the other's whole frame (one is a crop
 ///    of the other), or the same overlay window of both close (an overlay outside that window).
-/// 2. Confirmation of each candidate by the photos' layout thumbnails, compared on the
-///    windows that matched (`LayoutThumbnail.difference` at most `frameConfirmation` for
-///    whole frames, `windowConfirmation` for windows). Rows from
+/// 2. Each candidate pairing judged by `PairJudge` on the photos' layout thumbnails (compared on
+///    the windows that matched) and capture times: near, similar, or nothing. Rows from
 ///    before pipeline 3 have no thumbnail; they fall back to pHash plus dHash on the whole frame.
+///
+/// Similar groups join near groups (through their keepers) and single photos that are similar
+/// shots of each other, clustered the same way; they never count as duplicates.
 struct Grouper: Sendable {
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
@@ -19,14 +22,8 @@ struct Grouper: Sendable {
     var plan = CandidatePlan()
     /// Threads candidate search runs on (its own, not the cooperative pool's).
     var threads = ProcessInfo.processInfo.activeProcessorCount
-    /// The largest `LayoutThumbnail.difference` that confirms whole frames. Looser than for
-    /// windows: frames that also agree by pHash have the same geometry, and a tone edit that
-    /// clips highlights moves cell ranks a little (docs/FEATURES.md).
-    var frameConfirmation: Float = 0.09
-    /// The largest `LayoutThumbnail.difference` that confirms a window pairing.
-    var windowConfirmation: Float = 0.06
-    /// Old rows only: the dHash distance that must also hold.
-    var dHashThreshold: Int = 16
+    /// How a candidate pairing is decided.
+    var judge = PairJudge()
 
     /// Which part of each photo a candidate matched: 0 the whole frame, k the window
     /// `FeatureWindow.crops[k - 1]`.
@@ -53,34 +50,8 @@ struct Grouper: Sendable {
         let bestCopies = Set(copiesOf.values.map { copies in copies.max { isBetterKeeper(photos[$1], than: photos[$0]) }! })
         let representatives = photos.indices.filter { photos[$0].sha256.isEmpty || bestCopies.contains($0) }
 
-        // Near: candidates, each pair confirmed on the first of its pairings that holds, then
-        // clustered around keepers (`StarClustering`), never chained.
-        var hashes = CompactHashes(plan: planWithThreshold)
-        hashes.reserve(representatives.count)
-        for index in representatives { hashes.append(frame: photos[index].pHash, windows: photos[index].windowPHashes) }
-        var confirmedPairs: [(Int, Int)] = []
-        var confirmedKeys = Set<UInt64>()
-        let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
-        if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
-        for (position, candidate) in candidates.enumerated() {
-            if position & 4095 == 0, shouldStop() { throw CancellationError() }
-            let key = UInt64(UInt32(min(candidate.a, candidate.b))) << 32 | UInt64(UInt32(max(candidate.a, candidate.b)))
-            guard !confirmedKeys.contains(key) else { continue }
-            let i = representatives[Int(candidate.a)], j = representatives[Int(candidate.b)]
-            if confirms(photos[i], photos[j], Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB))) {
-                confirmedKeys.insert(key)
-                confirmedPairs.append((Int(candidate.a), Int(candidate.b)))
-            }
-        }
-        // Centres first: the photo confirmed with the most others (the original a family of
-        // edits was made from is confirmed with most of them), then the better keeper.
-        var partnerCount = [Int](repeating: 0, count: representatives.count)
-        for (a, b) in confirmedPairs { partnerCount[a] += 1; partnerCount[b] += 1 }
-        let centreOrder = representatives.indices.sorted { x, y in
-            partnerCount[x] != partnerCount[y] ? partnerCount[x] > partnerCount[y]
-                : isBetterKeeper(photos[representatives[x]], than: photos[representatives[y]])
-        }
-        let near = StarClustering.clusters(count: representatives.count, pairs: confirmedPairs, order: centreOrder)
+        let (nearPairs, similarPairs) = try judgedPairs(photos, representatives, shouldStop: shouldStop)
+        let near = clusters(nearPairs, count: representatives.count) { isBetterKeeper(photos[representatives[$0]], than: photos[representatives[$1]]) }
 
         // Each group takes every identical copy of its members along; identical copies that no
         // near group took are exact groups of their own.
@@ -92,23 +63,98 @@ struct Grouper: Sendable {
             if !copies.contains(where: grouped.contains) { components.append(copies) }
         }
 
-        var groups: [PhotoGroup] = []
-        for members in components {
+        var groups: [PhotoGroup] = components.map { members in
             let keeper = members.max { isBetterKeeper(photos[$1], than: photos[$0]) }!
             let allIdentical = Set(members.map { photos[$0].sha256 }).count == 1 && !photos[keeper].sha256.isEmpty
-            groups.append(PhotoGroup(
-                kind: allIdentical ? .exact : .near,
-                keeper: photos[keeper].id,
-                members: members.sorted { photos[$0].path < photos[$1].path }.map { index in
-                    PhotoGroup.Member(
-                        photoID: photos[index].id,
-                        distance: photos[index].sha256 == photos[keeper].sha256 && !photos[index].sha256.isEmpty
-                            ? 0 : Self.closestHashDistance(photos[index], photos[keeper]))
-                }))
+            return group(allIdentical ? .exact : .near, members: members, keeper: keeper, photos)
         }
-        // Stable order: by the keeper's path.
+        groups += similarGroups(similarPairs, near: near, representatives: representatives, photos, duplicateGroups: groups)
+        // Stable order: by the keeper's path, duplicates first.
         let pathOf = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0.path) })
-        return groups.sorted { pathOf[$0.keeper]! < pathOf[$1.keeper]! }
+        return groups.sorted { ($0.kind == .similar ? 1 : 0, pathOf[$0.keeper]!) < ($1.kind == .similar ? 1 : 0, pathOf[$1.keeper]!) }
+    }
+
+    /// Candidates judged: near pairs and similar pairs, as indexes into `representatives`. A
+    /// pair is decided by the first pairing that makes it near; one that only ever looked
+    /// similar is similar.
+    private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int],
+                             shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError) -> (near: [(Int, Int)], similar: [(Int, Int)]) {
+        var hashes = CompactHashes(plan: planWithThreshold)
+        hashes.reserve(representatives.count)
+        for index in representatives { hashes.append(frame: photos[index].pHash, windows: photos[index].windowPHashes) }
+        let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
+        if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
+        var nearKeys = Set<UInt64>(), similarKeys = Set<UInt64>()
+        var nearPairs: [(Int, Int)] = []
+        for (position, candidate) in candidates.enumerated() {
+            if position & 4095 == 0, shouldStop() { throw CancellationError() }
+            let a = Int(candidate.a), b = Int(candidate.b)
+            let key = UInt64(UInt32(min(a, b))) << 32 | UInt64(UInt32(max(a, b)))
+            guard !nearKeys.contains(key) else { continue }
+            switch judge.relation(photos[representatives[a]], photos[representatives[b]], Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB))) {
+            case .near?:
+                nearKeys.insert(key)
+                nearPairs.append((a, b))
+            case .similar?:
+                similarKeys.insert(key)
+            case nil:
+                continue
+            }
+        }
+        let similarPairs = similarKeys.subtracting(nearKeys).map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }
+        return (nearPairs, similarPairs)
+    }
+
+    /// `StarClustering` with centres in the order: most partners first (the original a family
+    /// of edits was made from is confirmed with most of them), then the better keeper.
+    private func clusters(_ pairs: [(Int, Int)], count: Int, better: (Int, Int) -> Bool) -> [[Int]] {
+        var partnerCount = [Int](repeating: 0, count: count)
+        for (a, b) in pairs { partnerCount[a] += 1; partnerCount[b] += 1 }
+        let order = (0..<count).sorted { x, y in partnerCount[x] != partnerCount[y] ? partnerCount[x] > partnerCount[y] : better(x, y) }
+        return StarClustering.clusters(count: count, pairs: pairs, order: order)
+    }
+
+    /// Similar groups: each duplicate group stands as one unit (its keeper), each photo in none
+    /// as another; units with similar pairs between them are clustered like near pairs. A
+    /// group lists each unit's keeper: the shots to choose from, not copies to remove.
+    private func similarGroups(_ pairs: [(Int, Int)], near: [[Int]], representatives: [Int], _ photos: [GroupingPhoto],
+                               duplicateGroups: [PhotoGroup]) -> [PhotoGroup] {
+        guard !pairs.isEmpty else { return [] }
+        // Units: near clusters first, then every other representative on its own.
+        var unitOf = [Int](repeating: -1, count: representatives.count)
+        for (unit, cluster) in near.enumerated() { for member in cluster { unitOf[member] = unit } }
+        var unitPhoto: [Int] = near.indices.map { unit in
+            let id = duplicateGroups[unit].keeper
+            return near[unit].map { representatives[$0] }.first { photos[$0].id == id } ?? representatives[near[unit][0]]
+        }
+        for member in representatives.indices where unitOf[member] < 0 {
+            unitOf[member] = unitPhoto.count
+            unitPhoto.append(representatives[member])
+        }
+        var unitPairs = Set<UInt64>()
+        for (a, b) in pairs where unitOf[a] != unitOf[b] {
+            let x = unitOf[a], y = unitOf[b]
+            unitPairs.insert(UInt64(UInt32(min(x, y))) << 32 | UInt64(UInt32(max(x, y))))
+        }
+        let clustered = clusters(unitPairs.map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }, count: unitPhoto.count) {
+            isBetterKeeper(photos[unitPhoto[$0]], than: photos[unitPhoto[$1]])
+        }
+        return clustered.map { units in
+            let members = units.map { unitPhoto[$0] }
+            return group(.similar, members: members, keeper: members.max { isBetterKeeper(photos[$1], than: photos[$0]) }!, photos)
+        }
+    }
+
+    private func group(_ kind: PhotoGroup.Kind, members: [Int], keeper: Int, _ photos: [GroupingPhoto]) -> PhotoGroup {
+        PhotoGroup(
+            kind: kind,
+            keeper: photos[keeper].id,
+            members: members.sorted { photos[$0].path < photos[$1].path }.map { index in
+                PhotoGroup.Member(
+                    photoID: photos[index].id,
+                    distance: photos[index].sha256 == photos[keeper].sha256 && !photos[index].sha256.isEmpty
+                        ? 0 : Self.closestHashDistance(photos[index], photos[keeper]))
+            })
     }
 
     /// `plan` with the whole-frame radius set to `threshold` (the user's `--threshold`).
@@ -127,23 +173,6 @@ struct Grouper: Sendable {
         if a.sharpness != b.sharpness { return a.sharpness > b.sharpness }
         if a.path.count != b.path.count { return a.path.count < b.path.count }
         return a.path < b.path
-    }
-
-    /// Whether the layout thumbnails confirm a candidate pairing. The cells are recomputed per
-    /// candidate rather than cached: a few microseconds each, and memory stays bounded by the
-    /// photos, not by the number of candidates.
-    func confirms(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Pairing) -> Bool {
-        let side = LayoutThumbnail.side
-        guard a.thumbnail.count == side * side, b.thumbnail.count == side * side else {
-            // Rows from before pipeline 3: the whole frames only, pHash and dHash.
-            return pairing == Pairing(slotA: 0, slotB: 0) && PerceptualHash.distance(a.dHash, b.dHash) <= dHashThreshold
-        }
-        let limit = pairing.slotA == 0 && pairing.slotB == 0 ? frameConfirmation : windowConfirmation
-        return LayoutThumbnail.difference(Self.cells(a, pairing.slotA), Self.cells(b, pairing.slotB)) <= limit
-    }
-
-    private static func cells(_ photo: GroupingPhoto, _ slot: Int) -> [Float] {
-        LayoutThumbnail.cells(of: photo.thumbnail, in: slot == 0 ? .full : FeatureWindow.crops[slot - 1])
     }
 
     /// The smallest pHash distance between the two photos over the pairings grouping uses

@@ -3,8 +3,11 @@ struct PhotoGroup: Sendable, Equatable {
     enum Kind: String, Sendable {
         /// Every member has the same bytes.
         case exact
-        /// Members look the same (perceptual hashes within the threshold).
+        /// Members are the same picture, edited (resized, re-encoded, toned, cropped, overlaid).
         case near
+        /// Members are different shots of one moment (bursts, brackets, a subject that moved):
+        /// each is kept; never counted as duplicates.
+        case similar
     }
 
     struct Member: Sendable, Equatable {

@@ -15,7 +15,7 @@ extension CullStore {
     func groupingInput(scan: ScanRecord) async throws -> [GroupingPhoto] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT id, path, sha256, phash, dhash, window_phashes, thumbnail, width, height, size, sharpness, from_preview FROM photos
+                SELECT id, path, sha256, phash, dhash, window_phashes, thumbnail, width, height, size, sharpness, from_preview, capture_time FROM photos
                 WHERE library_id = ? AND seen_generation = ? AND status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed]).map { row in
                 GroupingPhoto(
@@ -24,7 +24,8 @@ extension CullStore {
                     windowPHashes: WindowHashesColumn.decode(row["window_phashes"]),
                     thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()),
                     width: row["width"] ?? 0, height: row["height"] ?? 0, fileSize: row["size"],
-                    sharpness: row["sharpness"] ?? 0, fromPreview: row["from_preview"])
+                    sharpness: row["sharpness"] ?? 0, fromPreview: row["from_preview"],
+                    captureTime: (row["capture_time"] as String?).flatMap(CaptureTime.seconds))
             }
         }
     }

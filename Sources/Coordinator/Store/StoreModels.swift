@@ -99,6 +99,8 @@ struct GroupingPhoto: Sendable {
     var sharpness: Double
     /// Its pixel features may come from an embedded preview (not yet verified on the main image).
     var fromPreview = false
+    /// When it was taken (`CaptureTime.seconds`), if its metadata says.
+    var captureTime: Double? = nil
 }
 
 /// Storage problems, with what the user can do about them.

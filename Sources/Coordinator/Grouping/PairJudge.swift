@@ -1,0 +1,55 @@
+import Analysis
+
+/// What two photos are to each other, once a candidate pairing is looked at.
+enum PairRelation: Sendable, Equatable {
+    /// The same picture, edited (re-encoded, resized, toned, cropped, overlaid).
+    case near
+    /// Another shot of the same moment: a burst or bracket frame, a subject that moved.
+    case similar
+}
+
+/// Decides a candidate pairing on the photos' layout thumbnails and capture times
+/// (docs/FEATURES.md, "Near or similar").
+///
+/// A pairing whose aligned cells agree (`LayoutThumbnail.difference` within the limit) is the
+/// same picture: a near-duplicate. Unless both photos say when they were taken, at different
+/// times: an edit keeps the original's DateTimeOriginal (and SubSecTimeOriginal), another shot
+/// has its own. Then they are different shots whatever they look like: similar if within
+/// `similarWindow` of each other and close under the looser `similarConfirmation`, else
+/// nothing. Telling shots without capture times apart by what differs (a moved subject versus
+/// a crop) was measured on the thumbnails and does not separate yet (docs/FEATURES.md).
+struct PairJudge: Sendable {
+    /// The largest `LayoutThumbnail.difference` that confirms whole frames. Looser than for
+    /// windows: frames that also agree by pHash have the same geometry, and a tone edit that
+    /// clips highlights moves cell ranks a little.
+    var frameConfirmation: Float = 0.09
+    /// The largest `LayoutThumbnail.difference` that confirms a window pairing.
+    var windowConfirmation: Float = 0.06
+    /// Shots of one moment (different capture times): the largest difference that still
+    /// counts them as similar.
+    var similarConfirmation: Float = 0.15
+    /// How far apart (seconds) two capture times may be for the shots to be of one moment.
+    var similarWindow: Double = 3
+    /// Old rows only: the dHash distance that must also hold.
+    var dHashThreshold: Int = 16
+
+    func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> PairRelation? {
+        let side = LayoutThumbnail.side
+        guard a.thumbnail.count == side * side, b.thumbnail.count == side * side else {
+            // Rows from before pipeline 3: the whole frames only, pHash and dHash.
+            let holds = pairing == Grouper.Pairing(slotA: 0, slotB: 0) && PerceptualHash.distance(a.dHash, b.dHash) <= dHashThreshold
+            return holds ? .near : nil
+        }
+        let cellsA = Self.cells(a, pairing.slotA), cellsB = Self.cells(b, pairing.slotB)
+        let difference = LayoutThumbnail.difference(cellsA, cellsB)
+        if let ta = a.captureTime, let tb = b.captureTime, ta != tb {
+            return abs(ta - tb) <= similarWindow && difference <= similarConfirmation ? .similar : nil
+        }
+        let limit = pairing.slotA == 0 && pairing.slotB == 0 ? frameConfirmation : windowConfirmation
+        return difference <= limit ? .near : nil
+    }
+
+    static func cells(_ photo: GroupingPhoto, _ slot: Int) -> [Float] {
+        LayoutThumbnail.cells(of: photo.thumbnail, in: slot == 0 ? .full : FeatureWindow.crops[slot - 1])
+    }
+}
