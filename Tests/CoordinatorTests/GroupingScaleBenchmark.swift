@@ -3,56 +3,33 @@ import Analysis
 import Foundation
 import Testing
 
-/// A benchmark, not a test: how grouping scales with the library (bench/grouping.sh runs it in a
-/// release build). Skipped unless CULL_BENCH_GROUPING names the photo counts, e.g. "100000,400000".
-@Suite("Grouping at library scale (benchmark)", .timeLimit(.minutes(30)))
+/// A benchmark, not a test: the whole `Grouper` (candidate search, judging every candidate on
+/// the thumbnails, clustering) on realistic rows (`RealisticLibrary`), as bench/grouping.sh
+/// runs it in a release build. Skipped unless CULL_BENCH_GROUPING names the photo counts and
+/// CULL_FEATURE_MODEL the model file. Prints the time, the peak RSS and how many planted
+/// copies ended in their photo's group.
+@Suite("Grouping at library scale (benchmark)", .serialized, .timeLimit(.minutes(30)))
 struct GroupingScaleBenchmark {
-    static let sizes: [Int] = (ProcessInfo.processInfo.environment["CULL_BENCH_GROUPING"] ?? "")
-        .split(separator: ",").compactMap { Int($0) }
+    static let environment = ProcessInfo.processInfo.environment
+    static let sizes: [Int] = (environment["CULL_BENCH_GROUPING"] ?? "").split(separator: ",").compactMap { Int($0) }
 
-    /// `count` photos: random hashes and thumbnails, every tenth photo with two near copies
-    /// (a few bits flipped in every hash, the thumbnail a little brighter).
-    static func library(_ count: Int) -> [GroupingPhoto] {
-        var random = SplitMix64(seed: UInt64(count))
-        var photos: [GroupingPhoto] = []
-        photos.reserveCapacity(count)
-        func flipped(_ hash: UInt64, _ bits: Int) -> UInt64 {
-            var hash = hash
-            for _ in 0..<bits { hash ^= 1 << (random.next() % 64) }
-            return hash
-        }
-        while photos.count < count {
-            let id = Int64(photos.count)
-            let pHash = random.next(), dHash = random.next()
-            let windows = (0..<FeatureWindow.crops.count).map { _ in random.next() }
-            let thumbnail = (0..<(LayoutThumbnail.side * LayoutThumbnail.side)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            let original = GroupingPhoto(id: id, path: "/lib/\(id).jpg", sha256: Array(String(id).utf8), pHash: pHash, dHash: dHash,
-                                         windowPHashes: windows, thumbnail: thumbnail, width: 4000, height: 3000,
-                                         fileSize: 4_000_000, sharpness: 1)
-            photos.append(original)
-            guard photos.count % 10 == 1 else { continue }
-            for copy in 1...2 where photos.count < count {
-                var near = original
-                near.id = Int64(photos.count)
-                near.path = "/lib/\(near.id)-copy\(copy).jpg"
-                near.sha256 = Array(String(near.id).utf8)
-                near.pHash = flipped(pHash, 3)
-                near.windowPHashes = windows.map { flipped($0, 3) }
-                near.thumbnail = thumbnail.map { UInt8(min(255, Int($0) + 8)) }
-                photos.append(near)
-            }
-        }
-        return photos
-    }
-
-    @Test("group N photos", .enabled(if: !sizes.isEmpty), arguments: sizes)
-    func scale(count: Int) {
-        let photos = Self.library(count)
+    @Test("group N realistic photos", .enabled(if: !sizes.isEmpty), arguments: sizes)
+    func scale(count: Int) throws {
+        let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
+        let library = RealisticLibrary.generate(count: count, model: model)
+        let photos = (0..<count).map(library.photo)
+        let rss = CandidateSearchBenchmark.peakRSS()
         let clock = ContinuousClock()
         var groups: [PhotoGroup] = []
         let elapsed = clock.measure { groups = Grouper().groups(of: photos) }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print("grouping \(count) photos: \(String(format: "%.2f", seconds)) s, \(String(format: "%.0f", Double(count) / seconds)) photos/s, \(groups.count) groups")
-        #expect(groups.count == (count + 9) / 10)
+        var groupOf: [Int64: Int] = [:]
+        for (index, group) in groups.enumerated() where group.kind != .similar { for member in group.members { groupOf[member.photoID] = index } }
+        let planted = (0..<count).filter { library.copyOf[$0] >= 0 }
+        let together = planted.filter { row in groupOf[Int64(row)].map { $0 == groupOf[Int64(library.copyOf[row])] } ?? false }.count
+        print("grouping \(count) photos: \(String(format: "%.2f", seconds)) s, \(String(format: "%.0f", Double(count) / seconds)) photos/s, "
+              + "\(groups.count) groups; peak RSS \(rss) MiB before grouping (the rows with their thumbnails), "
+              + "\(CandidateSearchBenchmark.peakRSS()) MiB after; planted copies grouped with their photo: \(together)/\(planted.count)")
+        #expect(together > 0)
     }
 }

@@ -75,34 +75,53 @@ struct Grouper: Sendable {
     }
 
     /// Candidates judged: near pairs and similar pairs, as indexes into `representatives`. A
-    /// pair is decided by the first pairing that makes it near; one that only ever looked
-    /// similar is similar.
+    /// pair is near if one of its pairings is (its other pairings are not judged once one is),
+    /// similar if one is similar and none near. Judged on `threads` threads: the candidates are
+    /// sorted by pair, so a pair's pairings lie together, and the threads take runs of them.
     private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int],
                              shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError) -> (near: [(Int, Int)], similar: [(Int, Int)]) {
         var hashes = CompactHashes(plan: planWithThreshold)
         hashes.reserve(representatives.count)
         for index in representatives { hashes.append(frame: photos[index].pHash, windows: photos[index].windowPHashes) }
-        let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
+        var candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
-        var nearKeys = Set<UInt64>(), similarKeys = Set<UInt64>()
-        var nearPairs: [(Int, Int)] = []
-        for (position, candidate) in candidates.enumerated() {
-            if position & 4095 == 0, shouldStop() { throw CancellationError() }
-            let a = Int(candidate.a), b = Int(candidate.b)
-            let key = UInt64(UInt32(min(a, b))) << 32 | UInt64(UInt32(max(a, b)))
-            guard !nearKeys.contains(key) else { continue }
-            switch judge.relation(photos[representatives[a]], photos[representatives[b]], Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB))) {
-            case .near?:
-                nearKeys.insert(key)
-                nearPairs.append((a, b))
-            case .similar?:
-                similarKeys.insert(key)
-            case nil:
-                continue
+        candidates.sort { Self.pairKey($0) < Self.pairKey($1) }
+        let judge = self.judge, sorted = candidates
+        let parts = ParallelChunks.run(count: sorted.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
+                                       initial: { (near: [UInt64](), similar: [UInt64]()) }) { range, found in
+            var index = range.lowerBound
+            while index < range.upperBound {
+                let key = Self.pairKey(sorted[index])
+                var relation: PairRelation?
+                while index < range.upperBound, Self.pairKey(sorted[index]) == key {
+                    if relation != .near {
+                        // Slot A of a pairing belongs to the candidate's photo a, whichever index is smaller.
+                        let candidate = sorted[index]
+                        let judged = judge.relation(photos[representatives[Int(candidate.a)]], photos[representatives[Int(candidate.b)]],
+                                                    Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB)))
+                        if judged == .near || relation == nil { relation = judged ?? relation }
+                    }
+                    index += 1
+                }
+                switch relation {
+                case .near?: found.near.append(key)
+                case .similar?: found.similar.append(key)
+                case nil: break
+                }
             }
         }
-        let similarPairs = similarKeys.subtracting(nearKeys).map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }
-        return (nearPairs, similarPairs)
+        if shouldStop() { throw CancellationError() }
+        // A pair whose pairings straddled two chunks may be near in one and similar in the other.
+        let nearKeys = Set(parts.flatMap(\.near))
+        let similarKeys = Set(parts.flatMap(\.similar)).subtracting(nearKeys)
+        func pairs(_ keys: Set<UInt64>) -> [(Int, Int)] { keys.sorted().map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) } }
+        return (pairs(nearKeys), pairs(similarKeys))
+    }
+
+    /// The unordered pair of a candidate, as one sortable number.
+    static func pairKey(_ candidate: Candidate) -> UInt64 {
+        let a = UInt32(candidate.a), b = UInt32(candidate.b)
+        return UInt64(min(a, b)) << 32 | UInt64(max(a, b))
     }
 
     /// `StarClustering` with centres in the order: most partners first (the original a family

@@ -14,13 +14,27 @@ import Foundation
 /// into one array), and the array holds the hashes themselves beside their numbers, so checking
 /// a bucket reads memory in order instead of jumping to a separate hash array for every entry.
 /// Memory: per table 4·(2^bits + 1) bytes of offsets and 12 bytes per hash.
+///
+/// The query loop is written for speed: the tables are three flat arrays read through unsafe
+/// pointers, and the probe masks for each piece and radius are worked out once, at build time.
+/// (A first version enumerated masks with a recursive closure and read nested arrays: half its
+/// time went to reference counting, measured with perf in bench/grouping.sh's benchmark.)
 struct MultiIndexHash: Sendable {
     let count: Int
     let pieceBits: [Int]
     private let pieceShifts: [Int]
-    private var offsets: [[Int32]] = []
-    private var bucketHashes: [[UInt64]] = []
-    private var bucketIDs: [[Int32]] = []
+    /// All pieces' tables, one after another: piece p's offsets start at `offsetStart[p]`
+    /// (2^bits + 1 of them), its hashes and ids at p · count.
+    private let offsets: [Int32]
+    private let offsetStart: [Int]
+    private let bucketHashes: [UInt64]
+    private let bucketIDs: [Int32]
+    /// Probe masks: for piece p and radius r, `masks[maskRange[p * (Self.precomputedRadius + 1) + r]]`.
+    private let masks: [Int32]
+    private let maskRange: [Range<Int>]
+    /// Radii up to this have their masks worked out at build time; larger ones (exact searches
+    /// at wide radii on few pieces) enumerate them per query.
+    static let precomputedRadius = 3
 
     /// Pieces for `n` hashes: 64 / log2(n), at least 3 (a piece of at most 22 bits: a table of
     /// 16 MiB of offsets) and at most 8.
@@ -50,47 +64,56 @@ struct MultiIndexHash: Sendable {
         precondition((3...8).contains(m), "3 to 8 pieces")
         let bits = Self.pieceBits(m)
         pieceBits = bits
-        pieceShifts = bits.indices.map { bits[..<$0].reduce(0, +) }
+        let shifts = bits.indices.map { bits[..<$0].reduce(0, +) }
+        pieceShifts = shifts
+        func key(_ hash: UInt64, _ piece: Int) -> Int {
+            Int(truncatingIfNeeded: (hash >> UInt64(shifts[piece])) & ((1 << UInt64(bits[piece])) - 1))
+        }
+        var offsets: [Int32] = [], offsetStart: [Int] = []
+        var bucketHashes = [UInt64](repeating: 0, count: m * hashes.count)
+        var bucketIDs = [Int32](repeating: 0, count: m * hashes.count)
         for piece in 0..<m {
-            let keys = 1 << pieceBits[piece]
+            let keys = 1 << bits[piece]
             var counts = [Int32](repeating: 0, count: keys + 1)
             for hash in hashes { counts[key(hash, piece) + 1] += 1 }
             for k in 1..<counts.count { counts[k] += counts[k - 1] }
             var next = counts
-            var ids = [Int32](repeating: 0, count: hashes.count)
-            var inline = [UInt64](repeating: 0, count: hashes.count)
+            let base = piece * hashes.count
             for (index, hash) in hashes.enumerated() {
                 let k = key(hash, piece)
-                let slot = Int(next[k])
-                ids[slot] = Int32(index)
-                inline[slot] = hash
+                let slot = base + Int(next[k])
+                bucketIDs[slot] = Int32(index)
+                bucketHashes[slot] = hash
                 next[k] += 1
             }
-            offsets.append(counts)
-            bucketIDs.append(ids)
-            bucketHashes.append(inline)
+            offsetStart.append(offsets.count)
+            offsets += counts
         }
-    }
-
-    private func pieceDistance(_ a: UInt64, _ b: UInt64, _ piece: Int) -> Int {
-        key(a ^ b, piece).nonzeroBitCount
-    }
-
-    private func key(_ hash: UInt64, _ piece: Int) -> Int {
-        Int(truncatingIfNeeded: (hash >> UInt64(pieceShifts[piece])) & ((1 << UInt64(pieceBits[piece])) - 1))
+        self.offsets = offsets
+        self.offsetStart = offsetStart
+        self.bucketHashes = bucketHashes
+        self.bucketIDs = bucketIDs
+        var masks: [Int32] = [], maskRange: [Range<Int>] = []
+        for piece in 0..<m {
+            for radius in 0...Self.precomputedRadius {
+                let start = masks.count
+                BitMasks.forEach(bits: bits[piece], upTo: radius) { masks.append(Int32($0)) }
+                maskRange.append(start..<masks.count)
+            }
+        }
+        self.masks = masks
+        self.maskRange = maskRange
     }
 
     /// The radius each piece is searched at for a query radius `r`: s for the first a + 1
     /// pieces, s − 1 (none, if negative) for the rest.
     func pieceRadii(for radius: Int) -> [Int] {
-        pieceBits.indices.map { probeRadius(piece: $0, radius: radius, pieceRadius: nil) }
+        pieceBits.indices.map { Self.probeRadius(piece: $0, pieces: pieceBits.count, radius: radius, pieceRadius: nil) }
     }
 
-    /// One piece's probe radius, worked out per query without building an array (the search
-    /// asks it for every query and every earlier piece).
-    private func probeRadius(piece: Int, radius: Int, pieceRadius: Int?) -> Int {
+    @inline(__always)
+    private static func probeRadius(piece: Int, pieces m: Int, radius: Int, pieceRadius: Int?) -> Int {
         if let pieceRadius { return pieceRadius }
-        let m = pieceBits.count
         let s = radius / m, a = radius % m
         return piece <= a ? s : s - 1
     }
@@ -103,24 +126,48 @@ struct MultiIndexHash: Sendable {
     /// exact past (pieceRadius + 1) · m − 1 bits: a hash within `radius` is found only if it
     /// also agrees within `pieceRadius` bits on one whole piece.
     func forEachNeighbour(of query: UInt64, within radius: Int, pieceRadius: Int? = nil, _ body: (Int, Int) -> Void) {
-        for piece in pieceBits.indices {
-            let pieceRadiusHere = probeRadius(piece: piece, radius: radius, pieceRadius: pieceRadius)
-            guard pieceRadiusHere >= 0 else { continue }
-            let earlier = 0..<piece
-            let k = key(query, piece)
-            offsets[piece].withUnsafeBufferPointer { table in
-                bucketHashes[piece].withUnsafeBufferPointer { hashes in
-                    bucketIDs[piece].withUnsafeBufferPointer { ids in
-                        BitMasks.forEach(bits: pieceBits[piece], upTo: pieceRadiusHere) { mask in
-                            let probe = k ^ mask
-                            for slot in Int(table[probe])..<Int(table[probe + 1]) {
-                                let stored = hashes[slot]
-                                let distance = (stored ^ query).nonzeroBitCount
-                                guard distance <= radius else { continue }
-                                if earlier.contains(where: { pieceDistance(stored, query, $0) <= probeRadius(piece: $0, radius: radius, pieceRadius: pieceRadius) }) {
-                                    continue
+        let m = pieceBits.count, count = self.count
+        offsets.withUnsafeBufferPointer { offsets in
+            bucketHashes.withUnsafeBufferPointer { hashes in
+                bucketIDs.withUnsafeBufferPointer { ids in
+                    masks.withUnsafeBufferPointer { masks in
+                        pieceShifts.withUnsafeBufferPointer { shifts in
+                            pieceBits.withUnsafeBufferPointer { bits in
+                                for piece in 0..<m {
+                                    let probeRadius = Self.probeRadius(piece: piece, pieces: m, radius: radius, pieceRadius: pieceRadius)
+                                    guard probeRadius >= 0 else { continue }
+                                    let key = Int(truncatingIfNeeded: (query >> UInt64(shifts[piece])) & ((1 << UInt64(bits[piece])) - 1))
+                                    let table = offsetStart[piece], base = piece * count
+                                    // Visits one bucket: every hash within the radius that no earlier piece found.
+                                    func visit(_ mask: Int) {
+                                        let probe = table + (key ^ mask)
+                                        var slot = base + Int(offsets[probe])
+                                        let end = base + Int(offsets[probe + 1])
+                                        while slot < end {
+                                            let difference = hashes[slot] ^ query
+                                            let distance = difference.nonzeroBitCount
+                                            if distance <= radius {
+                                                var foundEarlier = false
+                                                var earlier = 0
+                                                while earlier < piece {
+                                                    let bitsHere = (difference >> UInt64(shifts[earlier])) & ((1 << UInt64(bits[earlier])) - 1)
+                                                    if bitsHere.nonzeroBitCount <= Self.probeRadius(piece: earlier, pieces: m, radius: radius, pieceRadius: pieceRadius) {
+                                                        foundEarlier = true
+                                                        break
+                                                    }
+                                                    earlier += 1
+                                                }
+                                                if !foundEarlier { body(Int(ids[slot]), distance) }
+                                            }
+                                            slot += 1
+                                        }
+                                    }
+                                    if probeRadius <= Self.precomputedRadius {
+                                        for index in maskRange[piece * (Self.precomputedRadius + 1) + probeRadius] { visit(Int(masks[index])) }
+                                    } else {
+                                        BitMasks.forEach(bits: bits[piece], upTo: probeRadius, visit)
+                                    }
                                 }
-                                body(Int(ids[slot]), distance)
                             }
                         }
                     }

@@ -15,7 +15,7 @@ import Testing
 /// `MultiIndexHash.pieceCount` picks), and `CandidateSearch` (frames, crops and overlays) with
 /// the default plan and with the full one (every window), with the peak RSS after each. And
 /// how many planted copies each plan can reach at all (the most an exact search can find).
-@Suite("Candidate search at library scale (benchmark)", .timeLimit(.minutes(30)))
+@Suite("Candidate search at library scale (benchmark)", .serialized, .timeLimit(.minutes(30)))
 struct CandidateSearchBenchmark {
     static let environment = ProcessInfo.processInfo.environment
     static let sizes: [Int] = (environment["CULL_BENCH_CANDIDATES"] ?? "").split(separator: ",").compactMap { Int($0) }
@@ -74,7 +74,10 @@ struct CandidateSearchBenchmark {
     /// `CandidateSearch` on every core, whole (or on a sample of rows, scaled), with the peak
     /// RSS of the process after it, and which planted copies each plan can reach.
     func searchWithPlans(_ library: RealisticLibrary) {
-        for (name, plan) in Self.plans {
+        // CULL_BENCH_PLANS=all times every plan (the others on a sample of rows); by default
+        // only the default plan, on every row.
+        let all = Self.environment["CULL_BENCH_PLANS"] == "all"
+        for (name, plan) in Self.plans where all || plan == CandidatePlan() {
             let hashes = library.compactHashes(plan: plan)
             let (search, build) = Self.timed { CandidateSearch(hashes) }
             let sampled = plan != CandidatePlan() && library.count > 20_000
