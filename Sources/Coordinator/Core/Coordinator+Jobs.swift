@@ -79,6 +79,17 @@ extension Coordinator {
     func finalizeIfComplete(_ scanID: Int64) async {
         do {
             guard try await store.isComplete(scanID: scanID), let scan = try await store.scan(id: scanID) else { return }
+            // Nothing changed since an earlier scan (same analyses, same rules): keep its groups.
+            let digest = try await store.groupingDigest(scan: scan, rules: configuration.groupingRules)
+            if let earlier = try await store.doneScan(library: scan.libraryID, digest: digest), earlier != scan.id {
+                if let kept = try await store.finalize(scan: scan, reusingGroupsOf: earlier, digest: digest) {
+                    logger.info("scan done; nothing changed since an earlier scan, whose groups are kept",
+                                metadata: ["scan": "\(scanID)", "earlier": "\(earlier)", "groups": "\(kept)"])
+                } else {
+                    logger.info("scan ended before it could finalize; its groups were not stored", metadata: ["scan": "\(scanID)"])
+                }
+                return
+            }
             let photos = try await store.groupingInput(scan: scan)
             guard let groups = try await group(photos, scan: scan) else { return }
             // Nothing is a near-duplicate on an embedded preview's word alone: such members are
@@ -94,7 +105,7 @@ extension Coordinator {
                     return
                 }
             }
-            if try await store.finalize(scan: scan, groups: groups) {
+            if try await store.finalize(scan: scan, groups: groups, digest: digest) {
                 logger.info("scan done", metadata: ["scan": "\(scanID)", "photos": "\(scan.total)", "failed": "\(scan.failed)", "groups": "\(groups.count)"])
             } else {
                 logger.info("scan ended before it could finalize; its groups were not stored", metadata: ["scan": "\(scanID)"])

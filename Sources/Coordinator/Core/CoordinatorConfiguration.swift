@@ -43,6 +43,14 @@ struct CoordinatorConfiguration: Sendable {
 }
 
 extension CoordinatorConfiguration {
+    /// What grouping's result depends on besides its input: the grouper's code
+    /// (`Grouper.rulesVersion`) and settings. Part of the grouping digest.
+    var groupingRules: String {
+        let grouper = self.grouper
+        return "grouper \(Grouper.rulesVersion); threshold \(grouper.threshold); similar window \(grouper.judge.similarWindow); "
+            + "judge \(grouper.judge.frameConfirmation) \(grouper.judge.windowConfirmation) \(grouper.judge.similarConfirmation); plan \(grouper.plan)"
+    }
+
     /// The grouper these settings ask for.
     var grouper: Grouper {
         var grouper = Grouper(threshold: nearThreshold)

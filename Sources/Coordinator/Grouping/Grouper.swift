@@ -16,6 +16,9 @@ import Foundation
 /// Similar groups join near groups (through their keepers) and single photos that are similar
 /// shots of each other, clustered the same way; they never count as duplicates.
 struct Grouper: Sendable {
+    /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
+    /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
+    static let rulesVersion = 2
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).

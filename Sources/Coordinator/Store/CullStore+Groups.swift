@@ -32,7 +32,9 @@ extension CullStore {
 
     /// Stores a scan's groups and marks it done, only if it is still the running, current scan
     /// of its library: a cancelled or superseded scan never finalizes.
-    func finalize(scan: ScanRecord, groups: [PhotoGroup]) async throws -> Bool {
+    /// `digest` (`groupingDigest`) is kept with it, so that a rescan of the same input can keep
+    /// these groups.
+    func finalize(scan: ScanRecord, groups: [PhotoGroup], digest: String? = nil) async throws -> Bool {
         try await writer.write { db in
             guard try Self.isCurrent(db, scanID: scan.id, generation: scan.generation) else { return false }
             try db.execute(sql: "DELETE FROM group_members WHERE group_id IN (SELECT id FROM groups WHERE scan_id = ?)", arguments: [scan.id])
@@ -46,8 +48,8 @@ extension CullStore {
                     try member.execute(arguments: [groupID, m.photoID, m.distance, m.photoID == group.keeper])
                 }
             }
-            try db.execute(sql: "UPDATE scans SET state = ?, finished_at = ? WHERE id = ?",
-                           arguments: [ScanState.done, Date().timeIntervalSince1970, scan.id])
+            try db.execute(sql: "UPDATE scans SET state = ?, finished_at = ?, grouping_digest = ? WHERE id = ?",
+                           arguments: [ScanState.done, Date().timeIntervalSince1970, digest, scan.id])
             return true
         }
     }

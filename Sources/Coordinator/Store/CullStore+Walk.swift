@@ -13,10 +13,13 @@ extension CullStore {
         let pipeline = Int64(PhotoAnalyzer.pipelineVersion)
         return try await writer.write { db in
             try Self.requireCurrent(db, scanID: scan.id, generation: scan.generation)
+            // Columns read by position and statements prepared once: a rescan of an unchanged
+            // library is this loop, once per file.
             let lookup = try db.cachedStatement(sql: """
                 SELECT id, size, mtime_ns, status, pipeline_version, error_kind, seen_generation
                 FROM photos WHERE library_id = ? AND path = ?
                 """)
+            let markSeen = try db.cachedStatement(sql: "UPDATE photos SET seen_generation = ? WHERE id = ?")
             var pending: [(id: Int64, path: String)] = []
             var total = 0, done = 0, failed = 0
             for file in files {
@@ -28,16 +31,16 @@ extension CullStore {
                     pending.append((db.lastInsertedRowID, file.path))
                     continue
                 }
-                let id: Int64 = row["id"]
-                if (row["seen_generation"] as Int64) == scan.generation { continue }  // walked again after a restart
+                let id: Int64 = row[0]
+                if (row[6] as Int64) == scan.generation { continue }  // walked again after a restart
                 total += 1
-                let unchanged = (row["size"] as Int64) == file.size && (row["mtime_ns"] as Int64) == file.mtimeNanoseconds
-                    && (row["pipeline_version"] as Int64?) == pipeline
-                let status: PhotoStatus = row["status"]
+                let unchanged = (row[1] as Int64) == file.size && (row[2] as Int64) == file.mtimeNanoseconds
+                    && (row[4] as Int64?) == pipeline
+                let status: PhotoStatus = row[3]
                 let permanentFailure = status == .failed
-                    && ["unsupported", "corrupt", "too_large"].contains(row["error_kind"] as String? ?? "")
+                    && ["unsupported", "corrupt", "too_large"].contains(row[5] as String? ?? "")
                 if unchanged && (status == .analysed || permanentFailure) {
-                    try db.execute(sql: "UPDATE photos SET seen_generation = ? WHERE id = ?", arguments: [scan.generation, id])
+                    try markSeen.execute(arguments: [scan.generation, id])
                     done += 1
                     if status == .failed { failed += 1 }
                 } else {

@@ -126,6 +126,12 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE jobs ADD COLUMN full_decode INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN verifying INTEGER NOT NULL DEFAULT 0")
         }
+        migrator.registerMigration("v5: grouping digests") { db in
+            // What a finished scan grouped (`CullStore.groupingDigest`): a rescan whose input and
+            // rules are the same keeps those groups instead of grouping again.
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN grouping_digest TEXT")
+            try db.execute(sql: "CREATE INDEX scans_by_digest ON scans (library_id, grouping_digest)")
+        }
         return migrator
     }
 }
