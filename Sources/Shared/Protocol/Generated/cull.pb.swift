@@ -815,7 +815,7 @@ public nonisolated struct Cull_V1_Group: Sendable {
 
   public var groupID: Int64 = 0
 
-  /// "exact" or "near"
+  /// "exact" (same bytes), "near" (the same picture edited) or "similar" (other shots of one moment)
   public var kind: String = String()
 
   public var members: [Cull_V1_GroupMember] = []
