@@ -21,7 +21,8 @@ def rows(corpus, db):
     con = sqlite3.connect(db)
     out = []
     for path, phash, windows, thumbnail in con.execute(
-            "SELECT path, phash, window_phashes, thumbnail FROM photos WHERE status = 'analysed'"):
+            "SELECT p.path, p.phash, f.window_phashes, f.thumbnail FROM photos p "
+            "JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"):
         rel = os.path.relpath(path, corpus)
         if rel not in truth or windows is None or thumbnail is None:
             continue

@@ -55,7 +55,8 @@ def load(corpus, db):
     con = sqlite3.connect(db)
     photos = []
     for path, phash, windows in con.execute(
-            "SELECT path, phash, window_phashes FROM photos WHERE status = 'analysed'"):
+            "SELECT p.path, p.phash, f.window_phashes FROM photos p "
+            "JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"):
         rel = os.path.relpath(path, corpus)
         if rel not in truth or windows is None:
             continue

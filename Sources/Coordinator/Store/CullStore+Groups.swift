@@ -15,8 +15,10 @@ extension CullStore {
     func groupingInput(scan: ScanRecord) async throws -> [GroupingPhoto] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT id, path, sha256, phash, dhash, window_phashes, thumbnail, width, height, size, sharpness, from_preview, capture_time FROM photos
-                WHERE library_id = ? AND seen_generation = ? AND status = ?
+                SELECT p.id, p.path, p.sha256, p.phash, p.dhash, f.window_phashes, f.thumbnail, p.width, p.height, p.size, p.sharpness,
+                    p.from_preview, p.capture_time
+                FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id
+                WHERE p.library_id = ? AND p.seen_generation = ? AND p.status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed]).map { row in
                 GroupingPhoto(
                     id: row["id"], path: row["path"], sha256: [UInt8]((row["sha256"] as Data?) ?? Data()),

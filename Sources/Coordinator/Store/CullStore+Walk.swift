@@ -46,10 +46,10 @@ extension CullStore {
                 } else {
                     try db.execute(sql: """
                         UPDATE photos SET size = ?, mtime_ns = ?, seen_generation = ?, status = ?,
-                            sha256 = NULL, phash = NULL, dhash = NULL, window_phashes = NULL, thumbnail = NULL,
-                            error_kind = NULL, error_message = NULL
+                            sha256 = NULL, phash = NULL, dhash = NULL, error_kind = NULL, error_message = NULL
                         WHERE id = ?
                         """, arguments: [file.size, file.mtimeNanoseconds, scan.generation, PhotoStatus.pending, id])
+                    try db.execute(sql: "DELETE FROM photo_features WHERE photo_id = ?", arguments: [id])
                     pending.append((id, file.path))
                 }
             }

@@ -132,6 +132,67 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN grouping_digest TEXT")
             try db.execute(sql: "CREATE INDEX scans_by_digest ON scans (library_id, grouping_digest)")
         }
+        migrator.registerMigration("v6: feature blobs in a table of their own") { db in
+            // A photos row carried its 1 KiB thumbnail and 400 bytes of window hashes inline, so
+            // two or three rows shared a page, and a rescan that marks every unchanged row seen
+            // rewrote the whole table (56,545 page writes for 22,000 files). Narrow rows make
+            // that a few thousand; grouping reads the blobs by a join.
+            try db.execute(sql: """
+                CREATE TABLE photo_features (
+                    photo_id INTEGER PRIMARY KEY REFERENCES photos(id),
+                    window_phashes BLOB,
+                    thumbnail BLOB
+                );
+                INSERT INTO photo_features (photo_id, window_phashes, thumbnail)
+                    SELECT id, window_phashes, thumbnail FROM photos WHERE window_phashes IS NOT NULL OR thumbnail IS NOT NULL;
+                """)
+            // The photos table is built anew rather than altered: DROP COLUMN would leave its
+            // pages as sparse as before (the rescan as slow) until a VACUUM, which cannot run in
+            // a migration. SQLite's own recipe: a new table, the rows copied, the old one
+            // dropped, the new one renamed (other tables' references follow the name).
+            let columns = """
+                id, library_id, path, size, mtime_ns, seen_generation, status, job_id, analysed_generation, analysed_attempt,
+                pipeline_version, sha256, phash, dhash, width, height, format, orientation, capture_time, camera_make,
+                camera_model, sharpness, mean_luma, error_kind, error_message, analysed_job_id, from_preview
+                """
+            try db.execute(sql: """
+                CREATE TABLE photos_narrow (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES libraries(id),
+                    path TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    mtime_ns INTEGER NOT NULL,
+                    seen_generation INTEGER NOT NULL,  -- the last scan whose walk found the file
+                    status TEXT NOT NULL,              -- pending, analysed, failed
+                    job_id INTEGER,                    -- while pending: the job that will analyse it
+                    analysed_generation INTEGER,       -- who wrote the outcome
+                    analysed_attempt INTEGER,
+                    pipeline_version INTEGER,
+                    sha256 BLOB,
+                    phash INTEGER,
+                    dhash INTEGER,
+                    width INTEGER,
+                    height INTEGER,
+                    format TEXT,
+                    orientation INTEGER,
+                    capture_time TEXT,
+                    camera_make TEXT,
+                    camera_model TEXT,
+                    sharpness REAL,
+                    mean_luma REAL,
+                    error_kind TEXT,
+                    error_message TEXT,
+                    analysed_job_id INTEGER,
+                    from_preview INTEGER NOT NULL DEFAULT 0,
+                    UNIQUE (library_id, path)
+                );
+                INSERT INTO photos_narrow (\(columns)) SELECT \(columns) FROM photos ORDER BY id;
+                DROP TABLE photos;
+                ALTER TABLE photos_narrow RENAME TO photos;
+                CREATE INDEX photos_by_job ON photos(job_id) WHERE job_id IS NOT NULL;
+                CREATE INDEX photos_by_seen ON photos(library_id, seen_generation, status);
+                """)
+        }
         return migrator
     }
 }

@@ -65,6 +65,7 @@ extension CullStore {
 private struct OutcomeWriter {
     let db: Database
     let analysed: Statement
+    let features: Statement
     let failed: Statement
 
     init(_ db: Database) throws {
@@ -73,9 +74,10 @@ private struct OutcomeWriter {
             UPDATE photos SET status = 'analysed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                 pipeline_version = ?, sha256 = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
                 orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, sharpness = ?,
-                mean_luma = ?, window_phashes = ?, thumbnail = ?, from_preview = ?, error_kind = NULL, error_message = NULL
+                mean_luma = ?, from_preview = ?, error_kind = NULL, error_message = NULL
             WHERE id = ? AND job_id = ? AND status = 'pending'
             """)
+        features = try db.cachedStatement(sql: "INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail) VALUES (?, ?, ?)")
         failed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                 pipeline_version = ?, error_kind = ?, error_message = ?
@@ -94,10 +96,11 @@ private struct OutcomeWriter {
                     result.generation, result.attempt, pipeline, f.sha256, Int64(bitPattern: f.phash),
                     Int64(bitPattern: f.dhash), f.width, f.height, f.format, f.orientation,
                     f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty,
-                    f.sharpness, f.meanLuma, WindowHashesColumn.encode(f.windowPhash),
-                    f.thumbnail.isEmpty ? nil : f.thumbnail, f.mayComeFromPreview(fullDecode: fullDecode), outcome.photoID, result.jobID,
+                    f.sharpness, f.meanLuma, f.mayComeFromPreview(fullDecode: fullDecode), outcome.photoID, result.jobID,
                 ])
-                analysedCount += db.changesCount
+                guard db.changesCount > 0 else { continue }  // not this job's pending photo
+                analysedCount += 1
+                try features.execute(arguments: [outcome.photoID, WindowHashesColumn.encode(f.windowPhash), f.thumbnail.isEmpty ? nil : f.thumbnail])
             case .failure(let failure):
                 try failed.execute(arguments: [
                     result.generation, result.attempt, pipeline, failure.kind.storageName,

@@ -114,7 +114,7 @@ struct ScanNotCurrent: Error, CustomStringConvertible {
     var description: String { "scan \(scanID) is no longer the current scan of its library" }
 }
 
-/// `photos.window_phashes`: the window pHashes as one BLOB of little-endian 64-bit words
+/// `photo_features.window_phashes`: the window pHashes as one BLOB of little-endian 64-bit words
 /// (400 bytes for the 50 windows of pipeline 3), so a row stays one row.
 enum WindowHashesColumn {
     static func encode(_ hashes: [UInt64]) -> Data? {

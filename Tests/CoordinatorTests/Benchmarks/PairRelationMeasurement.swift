@@ -28,7 +28,7 @@ struct PairRelationMeasurement {
         let truth = try Self.truth(corpus)
         let rows: [String: GroupingPhoto] = try database.read { db in
             var rows: [String: GroupingPhoto] = [:]
-            for row in try GRDB.Row.fetchAll(db, sql: "SELECT id, path, phash, window_phashes, thumbnail, capture_time FROM photos WHERE status = 'analysed'") {
+            for row in try GRDB.Row.fetchAll(db, sql: "SELECT p.id, p.path, p.phash, f.window_phashes, f.thumbnail, p.capture_time FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'") {
                 let path: String = row["path"]
                 let relative = String(path.dropFirst(corpus.count + 1))
                 rows[relative] = GroupingPhoto(id: row["id"], path: path, sha256: [], pHash: UInt64(bitPattern: row["phash"] ?? 0), dHash: 0,

@@ -1,0 +1,37 @@
+@testable import Coordinator
+import Foundation
+import GRDB
+import Testing
+
+/// Migrations keep what users have: a database of an earlier schema, with data, comes out of
+/// the current migrator with every row and feature where the code now reads it.
+@Suite("Migrations", .timeLimit(.minutes(1)))
+struct MigrationTests {
+    @Test("v6 moves the feature blobs to photo_features, keeps every photo, and rebuilds photos narrow")
+    func featureBlobsMove() throws {
+        let database = try DatabaseQueue()
+        try Migrations.migrator.migrate(database, upTo: "v5: grouping digests")
+        let windows = Data((0..<400).map { UInt8($0 % 251) }), thumbnail = Data((0..<1024).map { UInt8($0 % 256) })
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
+            try db.execute(sql: """
+                INSERT INTO photos (id, library_id, path, size, mtime_ns, seen_generation, status, phash, window_phashes, thumbnail, from_preview)
+                VALUES (7, 1, '/lib/a.jpg', 10, 20, 1, 'analysed', 42, ?, ?, 1), (8, 1, '/lib/b.jpg', 11, 21, 1, 'pending', NULL, NULL, NULL, 0)
+                """, arguments: [windows, thumbnail])
+        }
+        try Migrations.migrator.migrate(database)
+        try database.read { db in
+            let columns = try db.columns(in: "photos").map(\.name)
+            #expect(!columns.contains("thumbnail") && !columns.contains("window_phashes") && columns.contains("from_preview"))
+            let photos = try Row.fetchAll(db, sql: "SELECT id, path, phash, from_preview FROM photos ORDER BY id")
+            #expect(photos.map { $0["path"] as String } == ["/lib/a.jpg", "/lib/b.jpg"])
+            #expect(photos[0]["phash"] as Int64? == 42 && photos[0]["from_preview"] as Int64 == 1)
+            let features = try Row.fetchAll(db, sql: "SELECT photo_id, window_phashes, thumbnail FROM photo_features")
+            #expect(features.count == 1 && features[0]["photo_id"] as Int64 == 7)
+            #expect(features.first?["window_phashes"] as Data? == windows && features.first?["thumbnail"] as Data? == thumbnail)
+            let indexes = Set(try db.indexes(on: "photos").map(\.name))
+            #expect(indexes.isSuperset(of: ["photos_by_job", "photos_by_seen"]), "\(indexes)")
+            #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+        }
+    }
+}
