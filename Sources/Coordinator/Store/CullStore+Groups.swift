@@ -12,23 +12,29 @@ extension CullStore {
         }
     }
 
+    /// What grouping reads of a scan, one row at a time from a cursor: fetching every row
+    /// first and mapping after would hold each photo's blobs twice at the peak.
     func groupingInput(scan: ScanRecord) async throws -> [GroupingPhoto] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
+            let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, f.window_phashes, f.thumbnail, p.width, p.height, p.size, p.sharpness,
                     p.from_preview, p.capture_time
                 FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ? AND p.seen_generation = ? AND p.status = ?
-                """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed]).map { row in
-                GroupingPhoto(
-                    id: row["id"], path: row["path"], sha256: [UInt8]((row["sha256"] as Data?) ?? Data()),
-                    pHash: UInt64(bitPattern: row["phash"] ?? 0), dHash: UInt64(bitPattern: row["dhash"] ?? 0),
-                    windowPHashes: WindowHashesColumn.decode(row["window_phashes"]),
-                    thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()),
-                    width: row["width"] ?? 0, height: row["height"] ?? 0, fileSize: row["size"],
-                    sharpness: row["sharpness"] ?? 0, fromPreview: row["from_preview"],
-                    captureTime: (row["capture_time"] as String?).flatMap(CaptureTime.seconds))
+                """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
+            var photos: [GroupingPhoto] = []
+            photos.reserveCapacity(Int(scan.total))
+            while let row = try rows.next() {
+                photos.append(GroupingPhoto(
+                    id: row[0], path: row[1], sha256: [UInt8]((row[2] as Data?) ?? Data()),
+                    pHash: UInt64(bitPattern: row[3] ?? 0), dHash: UInt64(bitPattern: row[4] ?? 0),
+                    windowPHashes: WindowHashesColumn.decode(row[5]),
+                    thumbnail: [UInt8]((row[6] as Data?) ?? Data()),
+                    width: row[7] ?? 0, height: row[8] ?? 0, fileSize: row[9],
+                    sharpness: row[10] ?? 0, fromPreview: row[11],
+                    captureTime: (row[12] as String?).flatMap(CaptureTime.seconds)))
             }
+            return photos
         }
     }
 
