@@ -28,15 +28,9 @@ swift build -c release --build-tests -Xswiftc -enable-testing >/dev/null
 case $mode in
   candidates|grouper)
     if [ ! -f "$model" ]; then
-      [ -f /tmp/dev-corpus/truth.csv ] || python3 "$shared/build-corpus.py" --out /tmp/dev-corpus
-      [ -f /tmp/holdout-corpus/truth.csv ] || python3 bench/holdout-corpus.py /tmp/holdout-corpus
-      [ -f /tmp/hard-corpus/truth.csv ] || python3 "$shared/build-corpus.py" --out /tmp/hard-corpus --hard
+      source bench/analysed-corpora.sh
       work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-      specs=()
-      for c in dev holdout hard; do
-        .build/release/cull run "/tmp/$c-corpus/photos" --db "$work/$c.sqlite" --format csv >/dev/null
-        specs+=("/tmp/$c-corpus:$work/$c.sqlite")
-      done
+      analysed_corpora "$work"
       python3 bench/feature-model.py "$model" "${specs[@]}"
     fi
     ;;&

@@ -7,26 +7,16 @@ import Testing
 /// moment a `similar` group, apart from the near group of an edited copy.
 @Suite("Bursts", .timeLimit(.minutes(5)))
 struct BurstTests {
-    static func cameraJPEG(_ image: RGBImage, time: String, subSeconds: String) throws -> [UInt8] {
-        let thumbnail = try JPEGEncoder.encode(rgb: image.resized(width: 160, height: 120).pixels, width: 160, height: 120, quality: 85)
-        var shot = CameraEXIF.Shot(width: image.width, height: image.height, captureTime: time)
-        shot.subSeconds = subSeconds
-        return try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90,
-                                      exif: CameraEXIF.block(for: shot, thumbnail: thumbnail))
-    }
-
     @Test("a burst frame is similar to its shot, an edited copy near; a shot minutes later is neither")
     func burst() async throws {
-        let scratch = try Scratch()
-        let library = scratch.path + "/library"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        func write(_ name: String, _ bytes: [UInt8]) throws { try Data(bytes).write(to: URL(fileURLWithPath: "\(library)/\(name)")) }
+        let camera = try CameraLibrary()
+        let scratch = camera.scratch, library = camera.path
         let scene = SyntheticPhoto.make(seed: 71, width: 1600, height: 1200)
         let next = scene.brightened(by: 1.03)  // the next frame: the light changed a little
-        try write("IMG_0001.jpg", try Self.cameraJPEG(scene, time: "2024:06:01 10:02:03", subSeconds: "10"))
-        try write("IMG_0002.jpg", try Self.cameraJPEG(next, time: "2024:06:01 10:02:03", subSeconds: "60"))
-        try write("IMG_0001_small.jpg", try Self.cameraJPEG(scene.resized(width: 800, height: 600), time: "2024:06:01 10:02:03", subSeconds: "10"))
-        try write("IMG_0107.jpg", try Self.cameraJPEG(scene, time: "2024:06:01 10:09:41", subSeconds: "00"))
+        try camera.write("IMG_0001.jpg", scene, subSeconds: "10")
+        try camera.write("IMG_0002.jpg", next, subSeconds: "60")
+        try camera.write("IMG_0001_small.jpg", scene.resized(width: 800, height: 600), subSeconds: "10")
+        try camera.write("IMG_0107.jpg", scene, time: "2024:06:01 10:09:41", subSeconds: "00")
 
         let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite", "--format", "csv"], in: scratch.path)
         #expect(run.status == 0, "stderr: \(run.stderr)")

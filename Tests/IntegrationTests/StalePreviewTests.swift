@@ -13,15 +13,6 @@ struct StalePreviewTests {
     static let original = SyntheticPhoto.make(seed: 61, width: 1600, height: 1200)
     static let unrelated = SyntheticPhoto.make(seed: 62, width: 1600, height: 1200)
 
-    /// A camera JPEG showing `image`, whose EXIF block (camera, capture time, pixel size and
-    /// 160×120 thumbnail) was made for `exifOf`.
-    static func cameraJPEG(_ image: RGBImage, exifOf source: RGBImage) throws -> [UInt8] {
-        let thumbnail = try JPEGEncoder.encode(rgb: source.resized(width: 160, height: 120).pixels, width: 160, height: 120, quality: 85)
-        let shot = CameraEXIF.Shot(width: source.width, height: source.height, captureTime: "2024:06:01 10:02:03")
-        return try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90,
-                                      exif: CameraEXIF.block(for: shot, thumbnail: thumbnail))
-    }
-
     /// `image` with its left 60% painted over by another scene: a retouch no one would call the
     /// same photo.
     static func retouched(_ image: RGBImage, with other: RGBImage) -> RGBImage {
@@ -41,15 +32,12 @@ struct StalePreviewTests {
 
     @Test("copies whose preview is stale are never grouped with the photo whose thumbnail they carry; honest copies still are")
     func staleNeverGrouped() async throws {
-        let scratch = try Scratch()
-        let library = scratch.path + "/library"
-        try FileManager.default.createDirectory(atPath: library, withIntermediateDirectories: true)
-        func write(_ name: String, _ bytes: [UInt8]) throws { try Data(bytes).write(to: URL(fileURLWithPath: "\(library)/\(name)")) }
-        let smaller = Self.original.resized(width: 800, height: 600)
-        try write("original.jpg", try Self.cameraJPEG(Self.original, exifOf: Self.original))
-        try write("resized.jpg", try Self.cameraJPEG(smaller, exifOf: smaller))  // an honest copy: its own thumbnail
-        try write("retouched.jpg", try Self.cameraJPEG(Self.retouched(Self.original, with: Self.unrelated), exifOf: Self.original))
-        try write("other.jpg", try Self.cameraJPEG(Self.unrelated, exifOf: Self.original))
+        let camera = try CameraLibrary()
+        let scratch = camera.scratch, library = camera.path
+        try camera.write("original.jpg", Self.original)
+        try camera.write("resized.jpg", Self.original.resized(width: 800, height: 600))  // an honest copy: its own thumbnail
+        try camera.write("retouched.jpg", Self.retouched(Self.original, with: Self.unrelated), exifOf: Self.original)
+        try camera.write("other.jpg", Self.unrelated, exifOf: Self.original)
         // The central 40% of the frame, cut without re-encoding; EXIF (and thumbnail) copied as is.
         let crop = try await runCommand("/usr/bin/jpegtran", ["-copy", "all", "-crop", "640x480+480+352", "-outfile",
                                                               "\(library)/cropped.jpg", "\(library)/original.jpg"], in: scratch.path)
