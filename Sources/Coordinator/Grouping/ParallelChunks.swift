@@ -51,7 +51,10 @@ enum ParallelChunks {
 }
 
 /// Waits for the helper threads of one run. The wait blocks the grouping thread that called
-/// `ParallelChunks.run` (never a cooperative thread); helpers only signal.
+/// `ParallelChunks.run` (a `BlockingQueue` thread, never a cooperative one: rule 1); helpers
+/// only signal. Its deadline (rule 3) is the caller's: `Coordinator.group` runs the grouping
+/// under `--grouping-timeout`, and past it sets the stop flag that every helper asks between
+/// chunks, so each ends within one chunk of rows and this wait ends with them.
 private final class HelperCountdown: @unchecked Sendable {
     // @unchecked: `left` is read and written only with `condition` locked.
     private let condition = NSCondition()
