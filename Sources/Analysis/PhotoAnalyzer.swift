@@ -11,6 +11,11 @@ public struct PhotoFeatures: Sendable, Equatable {
     public var windowPHashes: [UInt64]
     /// `LayoutThumbnail.side`² gray levels of the whole frame: confirms candidates.
     public var thumbnail: [UInt8]
+    /// The pHash of the frame's mirror image: finds mirrored copies.
+    public var mirrorPHash: UInt64
+    /// The part of the frame inside plain borders (`ContentBox`) and its pHash, if it has borders.
+    public var contentBox: FeatureWindow?
+    public var contentPHash: UInt64?
     public var sharpness: Double
     public var meanLuma: Double
     public var metadata: PhotoMetadata
@@ -37,7 +42,8 @@ public enum PhotoAnalyzer {
     /// or feature changes what it computes, so rescans recompute exactly those rows.
     /// 1: JPEG only. 2: PNG, WebP and HEIF too (their v1 "unsupported" rows must be redone).
     /// 3: window pHashes and the layout thumbnail (every row must be redone to get them).
-    public static let pipelineVersion: UInt32 = 3
+    /// 4: six band windows, the mirror pHash and the content box inside borders.
+    public static let pipelineVersion: UInt32 = 4
 
     public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif]
 
@@ -102,6 +108,7 @@ public enum PhotoAnalyzer {
     static func features(_ format: PhotoFormat, _ image: GrayImage, width: Int, height: Int, metadata: PhotoMetadata,
                          fromPreview: Bool = false) -> PhotoFeatures {
         let sampler = AreaSampler(image)
+        let contentBox = ContentBox.detect(image)
         return PhotoFeatures(
             format: format,
             width: width,
@@ -112,6 +119,9 @@ public enum PhotoAnalyzer {
             dHash: PerceptualHash.dHash(image),
             windowPHashes: FeatureWindow.crops.map { PerceptualHash.pHash(sampler, window: $0) },
             thumbnail: LayoutThumbnail.make(sampler),
+            mirrorPHash: PerceptualHash.mirroredPHash(sampler),
+            contentBox: contentBox,
+            contentPHash: contentBox.map { PerceptualHash.pHash(sampler, window: $0) },
             sharpness: ImageStatistics.sharpness(image),
             meanLuma: ImageStatistics.meanLuma(image),
             metadata: metadata,

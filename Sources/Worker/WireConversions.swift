@@ -23,6 +23,16 @@ extension Cull_V1_Features {
         cameraMake = features.metadata.cameraMake ?? ""
         cameraModel = features.metadata.cameraModel ?? ""
         source = features.fromPreview ? .embeddedPreview : .mainImage
+        mirrorPhash = features.mirrorPHash
+        if let box = features.contentBox, let hash = features.contentPHash {
+            content = Cull_V1_ContentBox.with {
+                $0.x = Float(box.x)
+                $0.y = Float(box.y)
+                $0.width = Float(box.width)
+                $0.height = Float(box.height)
+                $0.phash = hash
+            }
+        }
     }
 }
 

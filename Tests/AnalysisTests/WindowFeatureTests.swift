@@ -17,9 +17,9 @@ struct WindowFeatureTests {
                       width: Int(size * Double(image.width)), height: Int(size * Double(image.height)))
     }
 
-    @Test("window layout: 25 windows of 90% in 2.5% steps, 25 of 80% in 5% steps; overlay windows on the 5% grid")
+    @Test("window layout: 25 windows of 90% in 2.5% steps, 25 of 80% in 5% steps, six bands; overlay windows on the 5% grid")
     func layout() {
-        #expect(FeatureWindow.crops.count == 50)
+        #expect(FeatureWindow.crops.count == 56)
         func close(_ a: FeatureWindow, _ b: FeatureWindow) -> Bool {
             abs(a.x - b.x) < 1e-9 && abs(a.y - b.y) < 1e-9 && abs(a.width - b.width) < 1e-9 && abs(a.height - b.height) < 1e-9
         }
@@ -34,6 +34,11 @@ struct WindowFeatureTests {
         let offsets = overlay.map { [($0.x * 40).rounded(), ($0.y * 40).rounded()] }  // in 2.5% steps
         #expect(Set(offsets.map { $0[0] }) == [0, 2, 4] && Set(offsets.map { $0[1] }) == [0, 2, 4])
         #expect(overlay.allSatisfy { $0.width == 0.9 })
+        // Bands: one side kept whole, the other 80% at 0, 10% and 20%.
+        let bands = FeatureWindow.bandWindows.map { FeatureWindow.crops[$0] }
+        #expect(bands.map(\.x) == [0, 0.1, 0.2, 0, 0, 0] && bands.map(\.y) == [0, 0, 0, 0, 0.1, 0.2])
+        #expect(bands.map(\.width) == [0.8, 0.8, 0.8, 1, 1, 1] && bands.map(\.height) == [1, 1, 1, 0.8, 0.8, 0.8])
+        #expect(FeatureWindow.captionWindows.map { FeatureWindow.crops[$0].y } == [0, 0.2])
     }
 
     @Test("the summed-area sampler's cell averages equal brute-force area averages, for frames and windows")

@@ -79,9 +79,12 @@ struct CandidateSearchTests {
         let windows = FeatureWindow.crops.indices.map { UInt64($0) * 100 }
         hashes.append(frame: 1, windows: windows)
         hashes.append(frame: 2, windows: [])
+        hashes.append(frame: 3, windows: Array(windows.prefix(FeatureWindow.cropsBeforePipeline4)), content: 9)
         #expect(plan.windows == [3, 7, 20])
         #expect(hashes.window(0, 20) == 2000 && hashes.window(0, 3) == 300)
-        #expect(hashes.hasWindows == [true, false])
+        #expect([0, 1, 2].map { hashes.hasWindow($0, 20) } == [true, false, true])
+        #expect([0, 1, 2].map { hashes.hasWindow($0, FeatureWindow.bandWindows[0]) } == [true, false, false])
+        #expect(hashes.contentRows == [2] && hashes.contents == [9])
     }
 }
 

@@ -96,7 +96,7 @@ final class FakeWorker: Sendable {
     /// as a live worker does (until `fallSilent`).
     static func join(_ id: String, capacity: UInt32, on harness: CoordinatorHarness, mailbox: Mailbox) async throws -> FakeWorker {
         let worker = FakeWorker(id, on: harness, mailbox: mailbox)
-        worker.send(.hello(.with { $0.workerID = id; $0.capacity = capacity; $0.pipelineVersion = 3 }))
+        worker.send(.hello(.with { $0.workerID = id; $0.capacity = capacity; $0.pipelineVersion = PhotoAnalyzer.pipelineVersion }))
         _ = try #require(await worker.next(timeout: .seconds(5)) { if case .welcome = $0 { true } else { false } })
         let transport = harness.work
         let frames = [Array(id.utf8)] + WireCodec.encode(.heartbeat(Cull_V1_Heartbeat()))
@@ -152,7 +152,7 @@ final class FakeWorker: Sendable {
         }
     }
 
-    /// Pipeline-3 features of a made-up picture `look` (the same look, the same picture), with
+    /// Pipeline-3 features (no mirror hash or content box: a pipeline-4 worker may send those) of a made-up picture `look` (the same look, the same picture), with
     /// bytes of their own (`photoID`) and the given source.
     static func features(look: UInt64, photoID: Int64, source: Cull_V1_ImageSource) -> Cull_V1_Features {
         var random = SplitMix64(seed: look)

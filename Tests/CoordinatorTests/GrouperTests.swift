@@ -47,9 +47,7 @@ struct GrouperTests {
     func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
         let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
         let f = try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions())
-        return GroupingPhoto(id: id, path: path, sha256: Array(String(id).utf8), pHash: f.pHash, dHash: f.dHash,
-                             windowPHashes: f.windowPHashes, thumbnail: f.thumbnail,
-                             width: f.width, height: f.height, fileSize: Int64(jpeg.count), sharpness: f.sharpness)
+        return GroupingPhoto(f, id: id, path: path, fileSize: Int64(jpeg.count))
     }
 
     /// A white caption box in the bottom-right corner, as a watermark.

@@ -21,11 +21,30 @@ public struct FeatureWindow: Sendable, Hashable {
     /// The whole frame.
     public static let full = FeatureWindow(x: 0, y: 0, width: 1, height: 1)
 
+    /// The same window in the mirror image (left and right swapped).
+    public var mirrored: FeatureWindow { FeatureWindow(x: 1 - x - width, y: y, width: width, height: height) }
+
     /// The crop windows, in their wire and storage order (append, never reorder):
     /// 25 windows of 90% on a 5×5 grid of offsets (0 to 10% in steps of 2.5%, row by row), then
     /// 25 of 80% on a 5×5 grid (0 to 20% in steps of 5%). A crop that keeps 80–95% of each
     /// side, anywhere in the frame, lies within about 1.25% (2.5% for the 80% grid) of one.
-    public static let crops: [FeatureWindow] = grid(size: 0.9, step: 0.025) + grid(size: 0.8, step: 0.05)
+    /// Pipeline 4 appends six bands (`bands`): 80% of one side, all of the other, at offsets 0,
+    /// 10% and 20%: crops that take one side only (a 22% cut off the top, a 4:3 photo cut to
+    /// 3:2 or 16:9) and the part of a frame a caption band leaves alone.
+    public static let crops: [FeatureWindow] = grid(size: 0.9, step: 0.025) + grid(size: 0.8, step: 0.05) + bands
+    /// How many windows each pipeline's workers send: rows keep what their worker sent.
+    public static let cropsBeforePipeline4 = 50
+
+    /// Indexes into `crops` of the bands: full height at 80% width (x = 0, 10%, 20%), then
+    /// full width at 80% height (y = 0, 10%, 20%).
+    public static let bandWindows: [Int] = Array(50..<56)
+    /// The bands that leave out the top or the bottom 20%: compared window to same window,
+    /// for a caption band or banner across one end.
+    public static let captionWindows: [Int] = [53, 55]
+
+    private static let bands: [FeatureWindow] =
+        [0, 0.1, 0.2].map { FeatureWindow(x: $0, y: 0, width: 0.8, height: 1) }
+        + [0, 0.1, 0.2].map { FeatureWindow(x: 0, y: $0, width: 1, height: 0.8) }
 
     /// Indexes into `crops` of the nine 90% windows on the 0/5%/10% grid: compared window to
     /// same window, for overlays (a watermark in a corner or along an edge is outside some).

@@ -21,6 +21,12 @@ public enum LayoutThumbnail {
         sampler.cells(.full, columns: side, rows: side).map { UInt8(max(0, min(255, $0.rounded()))) }
     }
 
+    /// The thumbnail of the mirror image: each row reversed.
+    public static func mirrored(_ thumbnail: [UInt8]) -> [UInt8] {
+        precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
+        return (0..<side).flatMap { row in thumbnail[row * side ..< (row + 1) * side].reversed() }
+    }
+
     /// The cells of `window` of a thumbnail, area-averaged to `comparisonSide`², as ranks.
     /// Area averaging (not point sampling) integrates the thumbnail's pixels exactly, so a
     /// window of the original and the whole frame of its crop come out nearly equal.

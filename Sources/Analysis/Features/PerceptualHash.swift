@@ -12,6 +12,18 @@ public enum PerceptualHash {
         pHash(cells: sampler.cells(window, columns: 32, rows: 32))
     }
 
+    /// The pHash of the whole frame's mirror image (left and right swapped): equal, up to
+    /// rounding, to the pHash of a mirrored copy, so grouping finds mirror images with one more
+    /// lookup of a hash it already indexes.
+    public static func mirroredPHash(_ sampler: AreaSampler) -> UInt64 {
+        let cells = sampler.cells(.full, columns: 32, rows: 32)
+        var mirrored = cells
+        for row in 0..<32 {
+            for column in 0..<32 { mirrored[row * 32 + column] = cells[row * 32 + 31 - column] }
+        }
+        return pHash(cells: mirrored)
+    }
+
     /// The pHash of 32×32 area averages.
     static func pHash(cells pixels: [Float]) -> UInt64 {
         let size = 32

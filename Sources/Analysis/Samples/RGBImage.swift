@@ -54,4 +54,34 @@ public struct RGBImage: Sendable {
         }
         return RGBImage(width: newWidth, height: newHeight, pixels: out)
     }
+
+    /// Left and right swapped.
+    public func mirrored() -> RGBImage {
+        var out = [UInt8](repeating: 0, count: pixels.count)
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<3 { out[(y * width + width - 1 - x) * 3 + c] = pixels[(y * width + x) * 3 + c] }
+            }
+        }
+        return RGBImage(width: width, height: height, pixels: out)
+    }
+
+    /// Framed in plain `gray` borders, `vertical` pixels above and below, `horizontal` left and right.
+    public func bordered(vertical: Int, horizontal: Int, gray: UInt8) -> RGBImage {
+        let newWidth = width + 2 * horizontal, newHeight = height + 2 * vertical
+        var out = [UInt8](repeating: gray, count: newWidth * newHeight * 3)
+        for y in 0..<height {
+            let target = ((y + vertical) * newWidth + horizontal) * 3
+            out.replaceSubrange(target..<(target + width * 3), with: pixels[(y * width * 3)..<((y + 1) * width * 3)])
+        }
+        return RGBImage(width: newWidth, height: newHeight, pixels: out)
+    }
+
+    /// The bottom `share` of the frame painted over in `gray` (a caption band).
+    public func banded(bottom share: Double, gray: UInt8) -> RGBImage {
+        var out = self
+        let start = height - Int(share * Double(height))
+        out.pixels.replaceSubrange((start * width * 3)..<pixels.count, with: repeatElement(gray, count: (height - start) * width * 3))
+        return out
+    }
 }

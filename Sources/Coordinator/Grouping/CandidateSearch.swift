@@ -25,34 +25,53 @@ struct CandidatePlan: Sendable, Equatable {
     var framePieceRadius: Int? = 1
     var windowPieceRadius: Int? = 1
 
-    /// The 25 windows of 90% and the 9 of 80% at offsets 0, 10 and 20%: every crop the full 50
-    /// reach but one caption (docs/FEATURES.md).
+    /// The 25 windows of 90%, the 9 of 80% at offsets 0, 10 and 20% (every crop the full 50
+    /// reach but one caption, docs/FEATURES.md), and the six bands of pipeline 4 (crops of one
+    /// side, or to another aspect ratio).
     static let cropWindowsDefault: [Int] = Array(0..<25) + [0, 2, 4].flatMap { row in [0, 2, 4].map { 25 + row * 5 + $0 } }
-    /// The four 90% windows in the corners: each leaves out a band of 10% along two sides.
-    static let cornerWindows: [Int] = [0, 4, 20, 24]
+        + FeatureWindow.bandWindows
+    /// The four 90% windows in the corners (each leaves out a band of 10% along two sides), and
+    /// the bands without the top or the bottom 20% (a caption band across one end).
+    static let cornerWindows: [Int] = [0, 4, 20, 24] + FeatureWindow.captionWindows
+    /// Whether mirror images and bordered copies are looked for (pipeline 4's mirror pHash and
+    /// content box), at `frameRadius`.
+    var mirrors = true
+    var contents = true
 
     /// Every window the plan reads, in order: the only ones grouping needs to hold.
     var windows: [Int] { Array(Set(cropWindows + overlayWindows)).sorted() }
 }
 
 /// A pair of photos whose hashes came close, and which parts of them did: slot 0 is the whole
-/// frame, slot k the window `FeatureWindow.crops[k - 1]`. Rows are indexes into the input.
+/// frame, slot k the window `FeatureWindow.crops[k - 1]`, `mirrorSlot` the whole frame's mirror
+/// image, `contentSlot` the content inside its borders. Rows are indexes into the input.
 struct Candidate: Sendable, Hashable {
     var a: Int32
     var b: Int32
     var slotA: UInt8
     var slotB: UInt8
+
+    static let mirrorSlot: UInt8 = 254
+    static let contentSlot: UInt8 = 255
 }
 
-/// The hashes candidate search reads, and nothing else: eight bytes for the frame and eight for
-/// each window of the plan, per photo.
+/// The hashes candidate search reads, and nothing else: eight bytes for the frame, the mirror
+/// image and each window of the plan, per photo, and the content hashes of bordered photos.
 struct CompactHashes: Sendable {
     let plan: CandidatePlan
     private(set) var frames: [UInt64] = []
-    /// `plan.windows.count` hashes per row, row after row (zeros for a row without windows).
+    /// `plan.windows.count` hashes per row, row after row (zeros where a row lacks a window).
     private(set) var windows: [UInt64] = []
-    private(set) var hasWindows: [Bool] = []
-    /// The windows held (`plan.windows`, worked out once: a row reads them 38 times).
+    /// How many of `FeatureWindow.crops` each row has: 0 before pipeline 3, 50 from pipeline 3,
+    /// all from pipeline 4. A row has window k when k < this.
+    private(set) var windowCounts: [UInt8] = []
+    /// Mirror-image pHashes (zero, with `hasMirror` false, for rows before pipeline 4).
+    private(set) var mirrors: [UInt64] = []
+    private(set) var hasMirror: [Bool] = []
+    /// Bordered rows and their content pHashes.
+    private(set) var contentRows: [Int32] = []
+    private(set) var contents: [UInt64] = []
+    /// The windows held (`plan.windows`, worked out once: a row reads them 40 times).
     let held: [Int]
     /// Where each window of `FeatureWindow.crops` is in a row of `windows` (-1: not held).
     let column: [Int]
@@ -70,46 +89,66 @@ struct CompactHashes: Sendable {
     mutating func reserve(_ rows: Int) {
         frames.reserveCapacity(rows)
         windows.reserveCapacity(rows * held.count)
-        hasWindows.reserveCapacity(rows)
+        windowCounts.reserveCapacity(rows)
+        mirrors.reserveCapacity(rows)
+        hasMirror.reserveCapacity(rows)
     }
 
-    /// Appends a photo; `windows` is all of its `FeatureWindow.crops` hashes, or empty.
-    mutating func append(frame: UInt64, windows all: [UInt64]) {
+    /// Appends a photo; `windows` is its `FeatureWindow.crops` hashes, in order (as many as its
+    /// worker sent), or empty.
+    mutating func append(frame: UInt64, windows all: [UInt64], mirror: UInt64? = nil, content: UInt64? = nil) {
+        let row = Int32(frames.count)
         frames.append(frame)
-        let complete = all.count == FeatureWindow.crops.count
-        hasWindows.append(complete)
-        for k in held { windows.append(complete ? all[k] : 0) }
+        let count = min(all.count, FeatureWindow.crops.count)
+        windowCounts.append(UInt8(count))
+        for k in held { windows.append(k < count ? all[k] : 0) }
+        mirrors.append(mirror ?? 0)
+        hasMirror.append(mirror != nil)
+        if let content {
+            contentRows.append(row)
+            contents.append(content)
+        }
     }
 
+    func hasWindow(_ row: Int, _ k: Int) -> Bool { k < Int(windowCounts[row]) }
     func window(_ row: Int, _ k: Int) -> UInt64 { windows[row * held.count + column[k]] }
 }
 
 /// Candidate pairs for grouping, by exact multi-index hashing (`MultiIndexHash`):
-/// whole frames against one index of whole frames; the plan's crop windows of each photo
-/// against the same index (so crops cost no table of their own); and each overlay window
-/// against a table of that window. The tables cost 48 bytes per hash at four pieces.
+/// whole frames against one index of whole frames; the plan's crop windows, the mirror image and
+/// the content inside borders of each photo against the same index (so they cost no table of
+/// their own); each overlay window against a table of that window; content against a table of
+/// the bordered photos' contents. The tables cost 48 bytes per hash at four pieces.
 ///
 /// Runs on `threads` threads of its own (`ParallelChunks`): call it from a blocking queue.
 struct CandidateSearch: Sendable {
     let hashes: CompactHashes
     private let frameIndex: MultiIndexHash
-    /// Rows with windows, and one table per overlay window over those rows.
-    private let windowed: [Int32]
+    /// Per overlay window: the rows that have it, and a table of their hashes of it.
+    private let overlayRows: [[Int32]]
     private let overlayIndexes: [MultiIndexHash]
+    private let contentIndex: MultiIndexHash
 
     init(_ hashes: CompactHashes) {
         self.hashes = hashes
         let pieces = hashes.plan.pieces
         frameIndex = MultiIndexHash(hashes.frames, pieces: pieces)
-        let windowed = hashes.hasWindows.indices.filter { hashes.hasWindows[$0] }
-        self.windowed = windowed.map { Int32($0) }
-        overlayIndexes = hashes.plan.overlayWindows.map { k in MultiIndexHash(windowed.map { hashes.window($0, k) }, pieces: pieces) }
+        var overlayRows: [[Int32]] = [], overlayIndexes: [MultiIndexHash] = []
+        for k in hashes.plan.overlayWindows {
+            let rows = (0..<hashes.count).filter { hashes.hasWindow($0, k) }
+            overlayRows.append(rows.map { Int32($0) })
+            overlayIndexes.append(MultiIndexHash(rows.map { hashes.window($0, k) }, pieces: pieces))
+        }
+        self.overlayRows = overlayRows
+        self.overlayIndexes = overlayIndexes
+        contentIndex = MultiIndexHash(hashes.contents, pieces: pieces)
     }
 
-    /// Every candidate pairing within the plan's radii: each whole-frame or overlay pair once
-    /// (a < b), each crop pairing once per window that reaches it. `shouldStop` is asked between
-    /// chunks of rows; `progress` hears how many rows are done. `rows` limits the rows that
-    /// search (benchmarks time a sample), not the rows they find.
+    /// Every candidate pairing within the plan's radii: each whole-frame, mirror, overlay or
+    /// content pair once (a < b, or found from its other end), each crop pairing once per window
+    /// that reaches it. `shouldStop` is asked between chunks of rows; `progress` hears how many
+    /// rows are done. `rows` limits the rows that search (benchmarks time a sample), not the
+    /// rows they find.
     func candidates(threads: Int, rows: [Int]? = nil, shouldStop: @escaping @Sendable () -> Bool = { false },
                     progress: @escaping @Sendable (Int) -> Void = { _ in }) -> [Candidate] {
         let plan = hashes.plan
@@ -120,6 +159,7 @@ struct CandidateSearch: Sendable {
         var all: [Candidate] = []
         all.reserveCapacity(parts.reduce(0) { $0 + $1.count })
         for part in parts { all.append(contentsOf: part) }
+        all.append(contentsOf: contentCandidates(plan: plan))
         return all
     }
 
@@ -128,19 +168,45 @@ struct CandidateSearch: Sendable {
         frameIndex.forEachNeighbour(of: hashes.frames[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
             if b > a { found.append(Candidate(a: rowA, b: Int32(b), slotA: 0, slotB: 0)) }
         }
-        guard hashes.hasWindows[a] else { return }
-        for k in plan.cropWindows {
+        if plan.mirrors, hashes.hasMirror[a] {
+            // Another photo's frame is this one's mirror image. Mirroring undoes itself, so the
+            // pair is found from both ends: kept from the smaller, or from the only end that can.
+            frameIndex.forEachNeighbour(of: hashes.mirrors[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
+                if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: rowA, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
+            }
+        }
+        for k in plan.cropWindows where hashes.hasWindow(a, k) {
             // Another photo's whole frame is this one's window k: that photo is a crop of this one.
             frameIndex.forEachNeighbour(of: hashes.window(a, k), within: plan.cropRadius, pieceRadius: plan.windowPieceRadius) { b, _ in
                 if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
             }
         }
-        for (table, k) in zip(overlayIndexes, plan.overlayWindows) {
+        for (position, k) in plan.overlayWindows.enumerated() where hashes.hasWindow(a, k) {
             // The same window of both: whatever differs lies outside it.
-            table.forEachNeighbour(of: hashes.window(a, k), within: plan.overlayRadius, pieceRadius: plan.windowPieceRadius) { w, _ in
-                let b = Int(windowed[w])
+            overlayIndexes[position].forEachNeighbour(of: hashes.window(a, k), within: plan.overlayRadius, pieceRadius: plan.windowPieceRadius) { w, _ in
+                let b = Int(overlayRows[position][w])
                 if b > a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: UInt8(k + 1))) }
             }
         }
+    }
+
+    /// Bordered photos: the content of one against every whole frame (the other is the
+    /// original, or a copy without borders) and against the others' contents (two bordered
+    /// copies). Few photos have borders: this runs on the calling thread.
+    private func contentCandidates(plan: CandidatePlan) -> [Candidate] {
+        guard plan.contents else { return [] }
+        var found: [Candidate] = []
+        for (position, row) in hashes.contentRows.enumerated() {
+            let hash = hashes.contents[position]
+            frameIndex.forEachNeighbour(of: hash, within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
+                if b != Int(row) { found.append(Candidate(a: row, b: Int32(b), slotA: Candidate.contentSlot, slotB: 0)) }
+            }
+            contentIndex.forEachNeighbour(of: hash, within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { other, _ in
+                if other > position {
+                    found.append(Candidate(a: row, b: hashes.contentRows[other], slotA: Candidate.contentSlot, slotB: Candidate.contentSlot))
+                }
+            }
+        }
+        return found
     }
 }

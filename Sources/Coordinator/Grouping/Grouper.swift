@@ -18,7 +18,7 @@ import Foundation
 struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
     /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
-    static let rulesVersion = 2
+    static let rulesVersion = 3
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -29,7 +29,8 @@ struct Grouper: Sendable {
     var judge = PairJudge()
 
     /// Which part of each photo a candidate matched: 0 the whole frame, k the window
-    /// `FeatureWindow.crops[k - 1]`.
+    /// `FeatureWindow.crops[k - 1]`, `Candidate.mirrorSlot` the whole frame's mirror image,
+    /// `Candidate.contentSlot` the content inside its borders.
     struct Pairing: Equatable {
         var slotA: Int
         var slotB: Int
@@ -85,7 +86,11 @@ struct Grouper: Sendable {
                              shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError) -> (near: [(Int, Int)], similar: [(Int, Int)]) {
         var hashes = CompactHashes(plan: planWithThreshold)
         hashes.reserve(representatives.count)
-        for index in representatives { hashes.append(frame: photos[index].pHash, windows: photos[index].windowPHashes) }
+        for index in representatives {
+            let photo = photos[index]
+            hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
+                          content: photo.contentBox == nil ? nil : photo.contentPHash)
+        }
         var candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
         candidates.sort { Self.pairKey($0) < Self.pairKey($1) }
@@ -201,11 +206,16 @@ struct Grouper: Sendable {
     /// (what the groups listing reports as a member's distance to its keeper).
     static func closestHashDistance(_ a: GroupingPhoto, _ b: GroupingPhoto) -> Int {
         var best = PerceptualHash.distance(a.pHash, b.pHash)
-        guard a.windowPHashes.count == b.windowPHashes.count else { return best }
+        if let mirror = a.mirrorPHash { best = min(best, PerceptualHash.distance(mirror, b.pHash)) }
+        if let mirror = b.mirrorPHash { best = min(best, PerceptualHash.distance(a.pHash, mirror)) }
+        let contentA = a.contentBox == nil ? nil : a.contentPHash, contentB = b.contentBox == nil ? nil : b.contentPHash
+        if let contentA { best = min(best, PerceptualHash.distance(contentA, b.pHash)) }
+        if let contentB { best = min(best, PerceptualHash.distance(a.pHash, contentB)) }
+        if let contentA, let contentB { best = min(best, PerceptualHash.distance(contentA, contentB)) }
         for (wa, wb) in zip(a.windowPHashes, b.windowPHashes) {
             best = min(best, PerceptualHash.distance(wa, b.pHash), PerceptualHash.distance(a.pHash, wb))
         }
-        for k in FeatureWindow.overlayWindows where k < a.windowPHashes.count {
+        for k in FeatureWindow.overlayWindows + FeatureWindow.captionWindows where k < min(a.windowPHashes.count, b.windowPHashes.count) {
             best = min(best, PerceptualHash.distance(a.windowPHashes[k], b.windowPHashes[k]))
         }
         return best

@@ -45,11 +45,17 @@ struct PairJudge: Sendable {
         if let ta = a.captureTime, let tb = b.captureTime, ta != tb {
             return abs(ta - tb) <= similarWindow && difference <= similarConfirmation ? .similar : nil
         }
-        let limit = pairing.slotA == 0 && pairing.slotB == 0 ? frameConfirmation : windowConfirmation
+        let wholeFrames: Set<Int> = [0, Int(Candidate.mirrorSlot)]
+        let limit = wholeFrames.contains(pairing.slotA) && wholeFrames.contains(pairing.slotB) ? frameConfirmation : windowConfirmation
         return difference <= limit ? .near : nil
     }
 
     static func cells(_ photo: GroupingPhoto, _ slot: Int) -> [Float] {
-        LayoutThumbnail.cells(of: photo.thumbnail, in: slot == 0 ? .full : FeatureWindow.crops[slot - 1])
+        switch slot {
+        case 0: LayoutThumbnail.cells(of: photo.thumbnail, in: .full)
+        case Int(Candidate.mirrorSlot): LayoutThumbnail.cells(of: LayoutThumbnail.mirrored(photo.thumbnail), in: .full)
+        case Int(Candidate.contentSlot): LayoutThumbnail.cells(of: photo.thumbnail, in: photo.contentBox ?? .full)
+        default: LayoutThumbnail.cells(of: photo.thumbnail, in: FeatureWindow.crops[slot - 1])
+        }
     }
 }

@@ -18,7 +18,7 @@ extension CullStore {
         try await writer.read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, f.window_phashes, f.thumbnail, p.width, p.height, p.size, p.sharpness,
-                    p.from_preview, p.capture_time
+                    p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash
                 FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ? AND p.seen_generation = ? AND p.status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
@@ -32,7 +32,10 @@ extension CullStore {
                     thumbnail: [UInt8]((row[6] as Data?) ?? Data()),
                     width: row[7] ?? 0, height: row[8] ?? 0, fileSize: row[9],
                     sharpness: row[10] ?? 0, fromPreview: row[11],
-                    captureTime: (row[12] as String?).flatMap(CaptureTime.seconds)))
+                    captureTime: (row[12] as String?).flatMap(CaptureTime.seconds),
+                    mirrorPHash: (row[13] as Int64?).map { UInt64(bitPattern: $0) },
+                    contentBox: ContentBoxColumn.decode(row[14]),
+                    contentPHash: (row[15] as Int64?).map { UInt64(bitPattern: $0) }))
             }
             return photos
         }

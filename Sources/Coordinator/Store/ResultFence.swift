@@ -77,7 +77,10 @@ private struct OutcomeWriter {
                 mean_luma = ?, from_preview = ?, error_kind = NULL, error_message = NULL
             WHERE id = ? AND job_id = ? AND status = 'pending'
             """)
-        features = try db.cachedStatement(sql: "INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail) VALUES (?, ?, ?)")
+        features = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail, mirror_phash, content_box, content_phash)
+            VALUES (?, ?, ?, ?, ?, ?)
+            """)
         failed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                 pipeline_version = ?, error_kind = ?, error_message = ?
@@ -100,7 +103,11 @@ private struct OutcomeWriter {
                 ])
                 guard db.changesCount > 0 else { continue }  // not this job's pending photo
                 analysedCount += 1
-                try features.execute(arguments: [outcome.photoID, WindowHashesColumn.encode(f.windowPhash), f.thumbnail.isEmpty ? nil : f.thumbnail])
+                let content = f.hasContent ? ContentBoxColumn.encode(f.content) : nil
+                try features.execute(arguments: [
+                    outcome.photoID, WindowHashesColumn.encode(f.windowPhash), f.thumbnail.isEmpty ? nil : f.thumbnail,
+                    f.mirrorPhash == 0 ? nil : Int64(bitPattern: f.mirrorPhash), content, content == nil ? nil : Int64(bitPattern: f.content.phash),
+                ])
             case .failure(let failure):
                 try failed.execute(arguments: [
                     result.generation, result.attempt, pipeline, failure.kind.storageName,

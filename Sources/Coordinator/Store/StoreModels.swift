@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import Shared
 
@@ -101,6 +102,12 @@ struct GroupingPhoto: Sendable {
     var fromPreview = false
     /// When it was taken (`CaptureTime.seconds`), if its metadata says.
     var captureTime: Double? = nil
+    /// The mirror image's pHash (nil for rows from before pipeline 4).
+    var mirrorPHash: UInt64? = nil
+    /// The part of the frame inside plain borders, and its pHash (nil: no borders, or a row
+    /// from before pipeline 4).
+    var contentBox: FeatureWindow? = nil
+    var contentPHash: UInt64? = nil
 }
 
 /// Storage problems, with what the user can do about them.
@@ -129,5 +136,26 @@ enum WindowHashesColumn {
         return stride(from: 0, to: data.count, by: 8).map { offset in
             data[data.startIndex + offset ..< data.startIndex + offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         }
+    }
+}
+
+/// `photo_features.content_box`: a `ContentBox` window as four little-endian Float32 fractions
+/// (x, y, width, height). Invalid boxes (outside the frame, empty) read as none.
+enum ContentBoxColumn {
+    static func encode(_ box: Cull_V1_ContentBox) -> Data? {
+        let values = [box.x, box.y, box.width, box.height]
+        guard values.allSatisfy({ $0.isFinite && $0 >= 0 && $0 <= 1 }), box.width > 0, box.height > 0,
+              box.x + box.width <= 1.0001, box.y + box.height <= 1.0001 else { return nil }
+        var data = Data(capacity: 16)
+        for value in values { withUnsafeBytes(of: value.bitPattern.littleEndian) { data.append(contentsOf: $0) } }
+        return data
+    }
+
+    static func decode(_ data: Data?) -> FeatureWindow? {
+        guard let data, data.count == 16 else { return nil }
+        let values = stride(from: 0, to: 16, by: 4).map { offset in
+            Float(bitPattern: data[data.startIndex + offset ..< data.startIndex + offset + 4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        }
+        return FeatureWindow(x: Double(values[0]), y: Double(values[1]), width: Double(values[2]), height: Double(values[3]))
     }
 }

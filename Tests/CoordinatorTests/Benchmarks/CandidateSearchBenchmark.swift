@@ -67,20 +67,29 @@ struct CandidateSearchBenchmark {
         plans.append(("default windows, exact, 4 pieces", exact))
         exact.framePieceRadius = 1
         plans.append(("default windows exact, frames at piece radius 1, 4 pieces", exact))
-        plans.append(("full plan: all 50 windows at 8 bits, 9 overlay windows, exact", CandidatePlan.full))
+        plans.append(("full plan: all 56 windows at 8 bits, 9 overlay windows, exact", CandidatePlan.full))
+        // What pipeline 4's additions cost, each left out of the default plan.
+        var noMirrors = CandidatePlan()
+        noMirrors.mirrors = false
+        plans.append(("default plan without mirror lookups", noMirrors))
+        var noBands = CandidatePlan()
+        noBands.cropWindows.removeAll { FeatureWindow.bandWindows.contains($0) }
+        noBands.overlayWindows.removeAll { FeatureWindow.captionWindows.contains($0) }
+        plans.append(("default plan without bands", noBands))
         return plans
     }()
 
     /// `CandidateSearch` on every core, whole (or on a sample of rows, scaled), with the peak
     /// RSS of the process after it, and which planted copies each plan can reach.
     func searchWithPlans(_ library: RealisticLibrary) {
-        // CULL_BENCH_PLANS=all times every plan (the others on a sample of rows); by default
-        // only the default plan, on every row.
-        let all = Self.environment["CULL_BENCH_PLANS"] == "all"
-        for (name, plan) in Self.plans where all || plan == CandidatePlan() {
+        // CULL_BENCH_PLANS=all times every plan (the others on a sample of rows);
+        // CULL_BENCH_PLANS=additions the default plan and the default without each of pipeline
+        // 4's additions, every one on every row; by default only the default plan.
+        let choice = Self.environment["CULL_BENCH_PLANS"]
+        for (name, plan) in Self.plans where choice == "all" || plan == CandidatePlan() || (choice == "additions" && name.hasPrefix("default plan without")) {
             let hashes = library.compactHashes(plan: plan)
             let (search, build) = Self.timed { CandidateSearch(hashes) }
-            let sampled = plan != CandidatePlan() && library.count > 20_000
+            let sampled = choice == "all" && plan != CandidatePlan() && library.count > 20_000
             let step = sampled ? library.count / 20_000 : 1
             let (candidates, seconds) = Self.timed {
                 sampled ? search.candidates(threads: Self.cores, rows: Array(stride(from: 0, to: library.count, by: step)))
@@ -222,6 +231,14 @@ extension CandidatePlan {
             return pieceRadius.map { MultiIndexHash.agreeOnAPiece(x, y, pieces: pieces, within: $0) } ?? true
         }
         if close(a.pHash, b.pHash, frameRadius, framePieceRadius) { return true }
+        if mirrors, let mirrorA = a.mirrorPHash, let mirrorB = b.mirrorPHash,
+           close(mirrorA, b.pHash, frameRadius, framePieceRadius) || close(mirrorB, a.pHash, frameRadius, framePieceRadius) { return true }
+        if contents {
+            let contentA = a.contentBox == nil ? nil : a.contentPHash, contentB = b.contentBox == nil ? nil : b.contentPHash
+            if let contentA, close(contentA, b.pHash, frameRadius, framePieceRadius) { return true }
+            if let contentB, close(contentB, a.pHash, frameRadius, framePieceRadius) { return true }
+            if let contentA, let contentB, close(contentA, contentB, frameRadius, framePieceRadius) { return true }
+        }
         guard a.windowPHashes.count == FeatureWindow.crops.count, b.windowPHashes.count == FeatureWindow.crops.count else { return false }
         for k in cropWindows where close(a.windowPHashes[k], b.pHash, cropRadius, windowPieceRadius)
             || close(b.windowPHashes[k], a.pHash, cropRadius, windowPieceRadius) {

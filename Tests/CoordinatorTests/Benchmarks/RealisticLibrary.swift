@@ -53,15 +53,26 @@ struct RealisticLibrary {
 
     init(model: FeatureModel) { self.model = model }
 
-    /// Slot 0 is the whole frame, slot k + 1 the window `FeatureWindow.crops[k]`.
+    /// Slot 0 is the whole frame, slot k + 1 the window `FeatureWindow.crops[k]`, then
+    /// `Candidate.mirrorSlot` and `Candidate.contentSlot` (`hasContent` rows only).
     func hash(_ row: Int, slot: Int) -> UInt64 {
         var value: UInt64 = 0
         for c in 0..<Self.chunks {
             let source = model.photos[Int(sources[row * Self.chunks + c])]
-            let slotHash = slot == 0 ? source.pHash : source.windows[slot - 1]
+            let slotHash = switch slot {
+            case 0: source.pHash
+            case Int(Candidate.mirrorSlot): source.mirror
+            case Int(Candidate.contentSlot): source.content ?? 0
+            default: source.windows[slot - 1]
+            }
             value |= slotHash & (0xFF << UInt64(8 * c))
         }
         return value ^ masks[row]
+    }
+
+    /// A row has borders when every photo it is made of has (a bordered copy's sources all do).
+    func hasContent(_ row: Int) -> Bool {
+        (0..<Self.chunks).allSatisfy { model.photos[Int(sources[row * Self.chunks + $0])].content != nil }
     }
 
     func windows(_ row: Int) -> [UInt64] { (1...Self.windowCount).map { hash(row, slot: $0) } }
@@ -76,7 +87,10 @@ struct RealisticLibrary {
     func photo(_ row: Int) -> GroupingPhoto {
         GroupingPhoto(id: Int64(row), path: "/lib/\(row).jpg", sha256: Array(String(row).utf8), pHash: frames[row], dHash: 0,
                       windowPHashes: windows(row), thumbnail: thumbnail(row),
-                      width: 4000, height: 3000, fileSize: 4_000_000, sharpness: 1)
+                      width: 4000, height: 3000, fileSize: 4_000_000, sharpness: 1,
+                      mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
+                      contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
+                      contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)
     }
 
     /// The hashes a plan reads, for `CandidateSearch`.
@@ -86,7 +100,8 @@ struct RealisticLibrary {
         var all = [UInt64](repeating: 0, count: Self.windowCount)
         for row in 0..<count {
             for k in hashes.held { all[k] = hash(row, slot: k + 1) }
-            hashes.append(frame: frames[row], windows: all)
+            hashes.append(frame: frames[row], windows: all, mirror: hash(row, slot: Int(Candidate.mirrorSlot)),
+                          content: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)
         }
         return hashes
     }
@@ -221,8 +236,12 @@ struct FeatureModel: Decodable {
         var pHash: UInt64
         var windows: [UInt64]
         var thumbnail: [UInt8]
+        /// Pipeline 4: the mirror pHash, and the content box and its pHash if it has borders.
+        var mirror: UInt64
+        var content: UInt64?
+        var contentBox: FeatureWindow?
 
-        enum CodingKeys: String, CodingKey { case corpus, group, transform, phash, windows, thumbnail }
+        enum CodingKeys: String, CodingKey { case corpus, group, transform, phash, windows, thumbnail, mirror, content, content_box }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -232,6 +251,11 @@ struct FeatureModel: Decodable {
             pHash = try c.decode(UInt64.self, forKey: .phash)
             windows = try c.decode([UInt64].self, forKey: .windows)
             thumbnail = [UInt8](Data(base64Encoded: try c.decode(String.self, forKey: .thumbnail)) ?? Data())
+            mirror = try c.decodeIfPresent(UInt64.self, forKey: .mirror) ?? 0
+            content = try c.decodeIfPresent(UInt64.self, forKey: .content)
+            contentBox = try c.decodeIfPresent([Double].self, forKey: .content_box).flatMap { box in
+                box.count == 4 ? FeatureWindow(x: box[0], y: box[1], width: box[2], height: box[3]) : nil
+            }
         }
     }
 
@@ -248,7 +272,7 @@ struct FeatureModel: Decodable {
 
     init(from decoder: any Decoder) throws {
         photos = try decoder.container(keyedBy: CodingKeys.self).decode([Row].self, forKey: .photos)
-            .filter { $0.windows.count == RealisticLibrary.windowCount && $0.thumbnail.count == RealisticLibrary.thumbnailBytes }
+            .filter { $0.windows.count == RealisticLibrary.windowCount && $0.thumbnail.count == RealisticLibrary.thumbnailBytes && $0.mirror != 0 }
             .map { var row = $0; row.group = "\(row.corpus)/\(row.group)"; return row }
         var originalOf: [String: Int] = [:]
         for (index, row) in photos.enumerated() where row.transform == "original" {
@@ -267,6 +291,13 @@ struct FeatureModel: Decodable {
     }
 
     static func load(_ path: String) throws -> FeatureModel {
-        try JSONDecoder().decode(FeatureModel.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        let model = try JSONDecoder().decode(FeatureModel.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        guard !model.corpora.isEmpty else {
+            throw ModelError(description: "\(path) holds no photo of pipeline \(PhotoAnalyzer.pipelineVersion) "
+                             + "(\(RealisticLibrary.windowCount) windows and a mirror hash): delete it and run bench/grouping.sh again to remake it")
+        }
+        return model
     }
+
+    struct ModelError: Error, CustomStringConvertible { let description: String }
 }

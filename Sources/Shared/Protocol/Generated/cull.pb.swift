@@ -361,9 +361,10 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
     set {_uniqueStorage()._cameraModel = newValue}
   }
 
-  /// pHashes of the 50 crop windows, in order: 25 of 90% (offsets 0...10% in 2.5% steps, row
-  /// by row), then 25 of 80% (offsets 0...20% in 5% steps). See docs/FEATURES.md. Empty from
-  /// workers before pipeline 3.
+  /// pHashes of the crop windows, in order: 25 of 90% (offsets 0...10% in 2.5% steps, row
+  /// by row), then 25 of 80% (offsets 0...20% in 5% steps), then (pipeline 4) six bands: 80%
+  /// wide and full height at x = 0, 10%, 20%, then full width and 80% high at y = 0, 10%, 20%.
+  /// See docs/FEATURES.md. Empty from workers before pipeline 3, 50 from pipeline 3.
   public var windowPhash: [UInt64] {
     get {_storage._windowPhash}
     set {_uniqueStorage()._windowPhash = newValue}
@@ -385,11 +386,48 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
     set {_uniqueStorage()._source = newValue}
   }
 
+  /// pHash of the frame's mirror image (left and right swapped). Pipeline 4; 0 before.
+  public var mirrorPhash: UInt64 {
+    get {_storage._mirrorPhash}
+    set {_uniqueStorage()._mirrorPhash = newValue}
+  }
+
+  /// The part of the frame inside plain borders, if it has any (pipeline 4; absent: none).
+  public var content: Cull_V1_ContentBox {
+    get {_storage._content ?? Cull_V1_ContentBox()}
+    set {_uniqueStorage()._content = newValue}
+  }
+  /// Returns true if `content` has been explicitly set.
+  public var hasContent: Bool {_storage._content != nil}
+  /// Clears the value of `content`. Subsequent reads from it will return its default value.
+  public mutating func clearContent() {_uniqueStorage()._content = nil}
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
 
   fileprivate var _storage = _StorageClass.defaultInstance
+}
+
+/// A rectangle of the oriented frame, in fractions of its width and height, and its pHash.
+public nonisolated struct Cull_V1_ContentBox: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var x: Float = 0
+
+  public var y: Float = 0
+
+  public var width: Float = 0
+
+  public var height: Float = 0
+
+  public var phash: UInt64 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
 }
 
 public nonisolated struct Cull_V1_Failure: Sendable {
@@ -1285,7 +1323,7 @@ nonisolated extension Cull_V1_Job: SwiftProtobuf.Message, SwiftProtobuf._Message
 
 nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Features"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0")
 
   fileprivate class _StorageClass {
     var _sha256: Data = Data()
@@ -1306,6 +1344,8 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
     var _windowPhash: [UInt64] = []
     var _thumbnail: Data = Data()
     var _source: Cull_V1_ImageSource = .unspecified
+    var _mirrorPhash: UInt64 = 0
+    var _content: Cull_V1_ContentBox? = nil
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1334,6 +1374,8 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       _windowPhash = source._windowPhash
       _thumbnail = source._thumbnail
       _source = source._source
+      _mirrorPhash = source._mirrorPhash
+      _content = source._content
     }
   }
 
@@ -1370,6 +1412,8 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         case 16: try { try decoder.decodeRepeatedFixed64Field(value: &_storage._windowPhash) }()
         case 17: try { try decoder.decodeSingularBytesField(value: &_storage._thumbnail) }()
         case 18: try { try decoder.decodeSingularEnumField(value: &_storage._source) }()
+        case 19: try { try decoder.decodeSingularFixed64Field(value: &_storage._mirrorPhash) }()
+        case 20: try { try decoder.decodeSingularMessageField(value: &_storage._content) }()
         default: break
         }
       }
@@ -1378,6 +1422,10 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
     try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every if/case branch local when no optimizations
+      // are enabled. https://github.com/apple/swift-protobuf/issues/1034 and
+      // https://github.com/apple/swift-protobuf/issues/1182
       if !_storage._sha256.isEmpty {
         try visitor.visitSingularBytesField(value: _storage._sha256, fieldNumber: 1)
       }
@@ -1432,6 +1480,12 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       if _storage._source != .unspecified {
         try visitor.visitSingularEnumField(value: _storage._source, fieldNumber: 18)
       }
+      if _storage._mirrorPhash != 0 {
+        try visitor.visitSingularFixed64Field(value: _storage._mirrorPhash, fieldNumber: 19)
+      }
+      try { if let v = _storage._content {
+        try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
+      } }()
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1459,10 +1513,62 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         if _storage._windowPhash != rhs_storage._windowPhash {return false}
         if _storage._thumbnail != rhs_storage._thumbnail {return false}
         if _storage._source != rhs_storage._source {return false}
+        if _storage._mirrorPhash != rhs_storage._mirrorPhash {return false}
+        if _storage._content != rhs_storage._content {return false}
         return true
       }
       if !storagesAreEqual {return false}
     }
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Cull_V1_ContentBox: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".ContentBox"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}x\0\u{1}y\0\u{1}width\0\u{1}height\0\u{1}phash\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularFloatField(value: &self.x) }()
+      case 2: try { try decoder.decodeSingularFloatField(value: &self.y) }()
+      case 3: try { try decoder.decodeSingularFloatField(value: &self.width) }()
+      case 4: try { try decoder.decodeSingularFloatField(value: &self.height) }()
+      case 5: try { try decoder.decodeSingularFixed64Field(value: &self.phash) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.x.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.x, fieldNumber: 1)
+    }
+    if self.y.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.y, fieldNumber: 2)
+    }
+    if self.width.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.width, fieldNumber: 3)
+    }
+    if self.height.bitPattern != 0 {
+      try visitor.visitSingularFloatField(value: self.height, fieldNumber: 4)
+    }
+    if self.phash != 0 {
+      try visitor.visitSingularFixed64Field(value: self.phash, fieldNumber: 5)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Cull_V1_ContentBox, rhs: Cull_V1_ContentBox) -> Bool {
+    if lhs.x != rhs.x {return false}
+    if lhs.y != rhs.y {return false}
+    if lhs.width != rhs.width {return false}
+    if lhs.height != rhs.height {return false}
+    if lhs.phash != rhs.phash {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

@@ -1,0 +1,56 @@
+@testable import Coordinator
+import Analysis
+import Foundation
+import Shared
+import Testing
+
+/// Pipeline 4's features go from a RESULT through SQLite to what grouping reads, unchanged;
+/// a hostile content box is stored as none.
+@Suite("Feature storage", .timeLimit(.minutes(2)))
+struct FeatureStorageTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-features-\(UUID())").path
+
+    @Test("mirror hash, content box and band windows round-trip; a box outside the frame reads as none")
+    func roundTrip() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await CullStore.open(path: directory + "/cull.sqlite", on: BlockingQueue(label: "test", limit: 1))
+        let (scan, _) = try await store.startScan(root: "/lib")
+        let files = (0..<3).map { WalkedFile(path: "/lib/\($0).jpg", size: 100, mtimeNanoseconds: 1) }
+        let job = try #require(try await store.recordWalkBatch(scan: scan, files: files, jobSize: 3).first)
+        let attempt = try #require(try await store.recordDispatches([(job.jobID, "w1")])[job.jobID])
+        let windows = (0..<UInt64(FeatureWindow.crops.count)).map { $0 &* 0x9E37_79B9_7F4A_7C15 }
+        let boxes: [Cull_V1_ContentBox?] = [
+            .with { $0.x = 0; $0.y = 0.1; $0.width = 1; $0.height = 0.8; $0.phash = 0xFEED },
+            nil,
+            .with { $0.x = 0.5; $0.y = 0; $0.width = 0.9; $0.height = 1; $0.phash = 0xBAD },  // past the right edge
+        ]
+        let result = Cull_V1_Result.with { result in
+            result.jobID = job.jobID
+            result.generation = job.generation
+            result.attempt = attempt
+            result.outcomes = job.photos.enumerated().map { index, photo in
+                .with {
+                    $0.photoID = photo.photoID
+                    $0.features = .with {
+                        $0.sha256 = Data(repeating: UInt8(index), count: 32)
+                        $0.phash = UInt64(index)
+                        $0.windowPhash = windows
+                        $0.mirrorPhash = index == 1 ? 0 : 0xC0FFEE + UInt64(index)
+                        if let box = boxes[index] { $0.content = box }
+                        $0.width = 10
+                        $0.height = 10
+                    }
+                }
+            }
+        }
+        _ = try await store.applyResults([ReceivedResult(result: result, workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
+        let photos = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id))).sorted { $0.pHash < $1.pHash }
+        #expect(photos.count == 3)
+        #expect(photos.allSatisfy { $0.windowPHashes == windows })
+        #expect(photos.map(\.mirrorPHash) == [0xC0FFEE, nil, 0xC0FFEE + 2], "0 is a worker before pipeline 4: no mirror hash")
+        #expect(photos[0].contentBox.map { [$0.x, $0.y, $0.width, $0.height].map { Float($0) } } == [0, 0.1, 1, 0.8])
+        #expect(photos[0].contentPHash == 0xFEED)
+        #expect(photos[1].contentBox == nil && photos[1].contentPHash == nil)
+        #expect(photos[2].contentBox == nil && photos[2].contentPHash == nil, "a box past the frame's edge is not stored")
+    }
+}
