@@ -16,6 +16,8 @@ public struct PhotoFeatures: Sendable, Equatable {
     /// The part of the frame inside plain borders (`ContentBox`) and its pHash, if it has borders.
     public var contentBox: FeatureWindow?
     public var contentPHash: UInt64?
+    /// `ChromaLayout`: 8×8 mean Cb and Cr of the whole frame; empty for grayscale images.
+    public var chroma: [UInt8]
     public var sharpness: Double
     public var meanLuma: Double
     public var metadata: PhotoMetadata
@@ -42,7 +44,7 @@ public enum PhotoAnalyzer {
     /// or feature changes what it computes, so rescans recompute exactly those rows.
     /// 1: JPEG only. 2: PNG, WebP and HEIF too (their v1 "unsupported" rows must be redone).
     /// 3: window pHashes and the layout thumbnail (every row must be redone to get them).
-    /// 4: six band windows, the mirror pHash and the content box inside borders.
+    /// 4: six band windows, the mirror pHash, the content box inside borders, the chroma layout.
     public static let pipelineVersion: UInt32 = 4
 
     public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif]
@@ -55,16 +57,17 @@ public enum PhotoAnalyzer {
         case .jpeg:
             return try analyzeJPEG(bytes, path: path, options: options)
         case .png:
-            let image = try PNGDecoder.decodeGray(bytes, path: path, maxPixels: options.maxPixels)
-            return features(.png, image.reduced(minShortSide: options.minShortSide), width: image.width, height: image.height, metadata: PhotoMetadata())
+            let decoded = try PNGDecoder.decode(bytes, path: path, maxPixels: options.maxPixels)
+            return features(.png, decoded.luma.reduced(minShortSide: options.minShortSide), chroma: decoded.chroma,
+                            width: decoded.luma.width, height: decoded.luma.height, metadata: PhotoMetadata())
         case .webp:
-            let (image, width, height) = try WebPDecoder.decodeGray(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels)
-            return features(.webp, image, width: width, height: height, metadata: PhotoMetadata())
+            let (decoded, width, height) = try WebPDecoder.decode(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels)
+            return features(.webp, decoded.luma, chroma: decoded.chroma, width: width, height: height, metadata: PhotoMetadata())
         case .heif:
-            let decoded = try HEIFDecoder.decodeGray(bytes, path: path, maxPixels: options.maxPixels, usePreviews: options.usePreviews)
+            let decoded = try HEIFDecoder.decode(bytes, path: path, maxPixels: options.maxPixels, usePreviews: options.usePreviews)
             // decoded.width/height are the primary image's (displayed) size, also when a
             // thumbnail was decoded in its place.
-            return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), width: decoded.width,
+            return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), chroma: decoded.chroma, width: decoded.width,
                             height: decoded.height, metadata: decoded.metadata, fromPreview: decoded.fromPreview)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images are not supported by this worker (pipeline \(pipelineVersion))")
@@ -81,18 +84,18 @@ public enum PhotoAnalyzer {
         let metadata = JPEGMetadataReader.read(bytes)
         let swaps = metadata.orientation >= 5
         let width = swaps ? header.height : header.width, height = swaps ? header.width : header.height
-        if options.usePreviews, let preview = exifPreview(bytes, header: header, metadata: metadata) {
-            return features(.jpeg, preview.oriented(metadata.orientation), width: width, height: height, metadata: metadata, fromPreview: true)
+        if options.usePreviews, let preview = exifPreview(bytes, header: header, metadata: metadata)?.oriented(metadata.orientation) {
+            return features(.jpeg, preview.luma, chroma: preview.chroma, width: width, height: height, metadata: metadata, fromPreview: true)
         }
-        let decoded: GrayImage
-        do { decoded = try JPEGDecoder.decodeGray(bytes, minShortSide: options.minShortSide) } catch { throw error.naming(path) }
-        return features(.jpeg, decoded.oriented(metadata.orientation), width: width, height: height, metadata: metadata)
+        let decoded: DecodedPixels
+        do { decoded = try JPEGDecoder.decode(bytes, minShortSide: options.minShortSide).oriented(metadata.orientation) } catch { throw error.naming(path) }
+        return features(.jpeg, decoded.luma, chroma: decoded.chroma, width: width, height: height, metadata: metadata)
     }
 
     /// The EXIF thumbnail, decoded, if `PreviewPolicy` accepts it; nil means "decode the main
     /// image" (no thumbnail, too small, another frame, or damaged: a bad preview never fails
     /// a photo whose main image is fine).
-    static func exifPreview(_ bytes: [UInt8], header: JPEGDecoder.Header, metadata: PhotoMetadata) -> GrayImage? {
+    static func exifPreview(_ bytes: [UInt8], header: JPEGDecoder.Header, metadata: PhotoMetadata) -> DecodedPixels? {
         guard let thumbnail = metadata.thumbnail, let tiff = JPEGMetadataReader.exifBlock(bytes) else { return nil }
         let start = tiff.lowerBound + thumbnail.lowerBound, end = tiff.lowerBound + thumbnail.upperBound
         guard start >= tiff.lowerBound, end <= tiff.upperBound, start < end else { return nil }
@@ -100,12 +103,12 @@ public enum PhotoAnalyzer {
         guard let previewHeader = try? JPEGDecoder.header(preview),
               PreviewPolicy.accepts(previewWidth: previewHeader.width, previewHeight: previewHeader.height,
                                     width: header.width, height: header.height) else { return nil }
-        return try? JPEGDecoder.decodeGray(preview, minShortSide: PreviewPolicy.minimumShortSide)
+        return try? JPEGDecoder.decode(preview, minShortSide: PreviewPolicy.minimumShortSide)
     }
 
     /// The features of a decoded, oriented, reduced image; `width` and `height` are the full
     /// image's, after orientation.
-    static func features(_ format: PhotoFormat, _ image: GrayImage, width: Int, height: Int, metadata: PhotoMetadata,
+    static func features(_ format: PhotoFormat, _ image: GrayImage, chroma: ChromaPlanes?, width: Int, height: Int, metadata: PhotoMetadata,
                          fromPreview: Bool = false) -> PhotoFeatures {
         let sampler = AreaSampler(image)
         let contentBox = ContentBox.detect(image)
@@ -122,6 +125,7 @@ public enum PhotoAnalyzer {
             mirrorPHash: PerceptualHash.mirroredPHash(sampler),
             contentBox: contentBox,
             contentPHash: contentBox.map { PerceptualHash.pHash(sampler, window: $0) },
+            chroma: chroma.map(ChromaLayout.make) ?? [],
             sharpness: ImageStatistics.sharpness(image),
             meanLuma: ImageStatistics.meanLuma(image),
             metadata: metadata,

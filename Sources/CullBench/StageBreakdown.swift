@@ -26,7 +26,7 @@ struct StageBreakdown {
         _ = time(.sha256) { SHA256.hash(data: bytes) }
         _ = try time(.header) { try JPEGDecoder.header(bytes) }
         _ = time(.exif) { JPEGMetadataReader.read(bytes) }
-        _ = try time(.decode) { try JPEGDecoder.decodeGray(bytes, minShortSide: options.minShortSide) }
+        _ = try time(.decode) { try JPEGDecoder.decode(bytes, minShortSide: options.minShortSide) }
         _ = try time(.analyze) { try PhotoAnalyzer.analyze(bytes, path: path, options: options) }
         photos += 1
     }

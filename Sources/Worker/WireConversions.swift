@@ -24,6 +24,7 @@ extension Cull_V1_Features {
         cameraModel = features.metadata.cameraModel ?? ""
         source = features.fromPreview ? .embeddedPreview : .mainImage
         mirrorPhash = features.mirrorPHash
+        chroma = Data(features.chroma)
         if let box = features.contentBox, let hash = features.contentPHash {
             content = Cull_V1_ContentBox.with {
                 $0.x = Float(box.x)

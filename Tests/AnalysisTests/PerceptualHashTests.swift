@@ -54,7 +54,7 @@ struct PerceptualHashTests {
         let other = SyntheticPhoto.make(seed: 12, width: 640, height: 480)
         func decode(_ image: RGBImage, quality: Int) throws -> GrayImage {
             let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: quality)
-            return try JPEGDecoder.decodeGray(jpeg, minShortSide: 256)
+            return try JPEGDecoder.decode(jpeg, minShortSide: 256).luma
         }
         let original = try decode(scene, quality: 92)
         let small = try decode(scene.resized(width: 320, height: 240), quality: 90)

@@ -10,7 +10,7 @@ import Testing
 struct FeatureStorageTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-features-\(UUID())").path
 
-    @Test("mirror hash, content box and band windows round-trip; a box outside the frame reads as none")
+    @Test("mirror hash, content box, chroma layout and band windows round-trip; a box outside the frame or a chroma layout of the wrong size reads as none")
     func roundTrip() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await CullStore.open(path: directory + "/cull.sqlite", on: BlockingQueue(label: "test", limit: 1))
@@ -37,6 +37,7 @@ struct FeatureStorageTests {
                         $0.windowPhash = windows
                         $0.mirrorPhash = index == 1 ? 0 : 0xC0FFEE + UInt64(index)
                         if let box = boxes[index] { $0.content = box }
+                        $0.chroma = Data(repeating: UInt8(100 + index), count: index == 2 ? 127 : 128)
                         $0.width = 10
                         $0.height = 10
                     }
@@ -52,5 +53,6 @@ struct FeatureStorageTests {
         #expect(photos[0].contentPHash == 0xFEED)
         #expect(photos[1].contentBox == nil && photos[1].contentPHash == nil)
         #expect(photos[2].contentBox == nil && photos[2].contentPHash == nil, "a box past the frame's edge is not stored")
+        #expect(photos.map(\.chroma) == [[UInt8](repeating: 100, count: 128), [UInt8](repeating: 101, count: 128), []])
     }
 }

@@ -7,6 +7,7 @@ extension GroupingPhoto {
         self.init(id: id, path: path, sha256: Array(String(id).utf8), pHash: features.pHash, dHash: features.dHash,
                   windowPHashes: features.windowPHashes, thumbnail: features.thumbnail,
                   width: features.width, height: features.height, fileSize: fileSize, sharpness: features.sharpness,
-                  mirrorPHash: features.mirrorPHash, contentBox: features.contentBox, contentPHash: features.contentPHash)
+                  mirrorPHash: features.mirrorPHash, contentBox: features.contentBox, contentPHash: features.contentPHash,
+                  chroma: features.chroma)
     }
 }

@@ -43,3 +43,36 @@ struct StarClusteringTests {
         #expect(groups == [[1, 0, 2]], "the middle of the chain is the best keeper: both are confirmed against it")
     }
 }
+
+@Suite("Pairs confirmed different", .timeLimit(.minutes(1)))
+struct ApartClusteringTests {
+    @Test("two colour variants and their copies: two groups, never one, though gray copies look like both")
+    func variantsStayApart() {
+        // 0 warm design, 1 cold design (apart), 2 a warm copy, 3 a cold copy, 4 and 5 gray copies
+        // of each, which the gray features confirm with all four.
+        let pairs = [(0, 2), (1, 3), (0, 4), (1, 4), (2, 4), (3, 4), (0, 5), (1, 5), (2, 5), (3, 5), (4, 5)]
+        let apart = [(0, 1), (0, 3), (1, 2), (2, 3)]
+        // Centres by partner count: the gray copies first. Without `apart` one group takes all six.
+        let order = [4, 5, 0, 1, 2, 3]
+        #expect(StarClustering.clusters(count: 6, pairs: pairs, order: order).count == 1)
+        // Each gray copy goes with the design it is nearest to (4 warm, 5 cold).
+        let distance: (Int, Int) -> Int = { a, b in
+            let warm: Set = [0, 2, 4], cold: Set = [1, 3, 5]
+            return (warm.contains(a) && warm.contains(b)) || (cold.contains(a) && cold.contains(b)) ? 0 : 6
+        }
+        let groups = StarClustering.clusters(count: 6, pairs: pairs, order: order, apart: apart, distance: distance)
+        #expect(Set(groups.map(Set.init)) == [[0, 2, 4], [1, 3, 5]])
+    }
+
+    @Test("a photo confirmed with a group's copies but apart from its centre never joins it")
+    func quorumRespectsApart() {
+        // 0 with copies 1 and 2; 3 is confirmed with both copies (a quorum) but apart from 0.
+        // Without `apart`, 3 joins 0's group by quorum.
+        let pairs = [(0, 1), (0, 2), (1, 3), (2, 3)]
+        #expect(StarClustering.clusters(count: 4, pairs: pairs, order: [0, 1, 2, 3]) == [[0, 1, 2, 3]])
+        let groups = StarClustering.clusters(count: 4, pairs: pairs, order: [0, 1, 2, 3], apart: [(0, 3)])
+        #expect(!groups.contains { $0.contains(0) && $0.contains(3) }, "\(groups)")
+        // The copies (confirmed with both) still go somewhere: each with one of them.
+        #expect(Set(groups.joined()) == [0, 1, 2, 3], "\(groups)")
+    }
+}

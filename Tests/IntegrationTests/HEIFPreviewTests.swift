@@ -30,5 +30,12 @@ struct HEIFPreviewTests {
         let difference = LayoutThumbnail.difference(LayoutThumbnail.cells(of: viaPreview.thumbnail, in: .full),
                                                     LayoutThumbnail.cells(of: viaPrimary.thumbnail, in: .full))
         #expect(difference < 0.03, "\(difference)")
+        // The chroma planes come through too, from either image, and match the PNG's colour.
+        let fromPNG = try PhotoAnalyzer.analyze(encoded, path: png, options: options).chroma
+        for chroma in [viaPreview.chroma, viaPrimary.chroma] {
+            #expect(chroma.count == 128)
+            let worst = zip(chroma, fromPNG).map { abs(Int($0) - Int($1)) }.max() ?? 255
+            #expect(worst <= 10, "a chroma cell differs from the PNG's by \(worst) levels")
+        }
     }
 }

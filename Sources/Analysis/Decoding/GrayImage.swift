@@ -52,6 +52,25 @@ public struct GrayImage: Sendable, Equatable {
 }
 
 extension GrayImage {
+    /// One plane copied out of a decoder's buffer: `bits` per sample (above 8: little-endian
+    /// 16-bit samples, as HDR HEIF stores them, scaled down to 8 bits), `stride` bytes per row.
+    public init(plane base: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int, bits: Int = 8) {
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        for row in 0..<height {
+            let source = base + row * stride
+            if bits <= 8 {
+                for column in 0..<width { pixels[row * width + column] = source[column] }
+            } else {
+                let shift = bits - 8
+                for column in 0..<width {
+                    let value = Int(source[2 * column]) | Int(source[2 * column + 1]) << 8
+                    pixels[row * width + column] = UInt8(min(255, value >> shift))
+                }
+            }
+        }
+        self.init(width: width, height: height, pixels: pixels)
+    }
+
     /// An area-averaged reduction whose short side is `minShortSide` (unchanged if already
     /// that small): for formats that cannot decode at reduced size, so every format feeds the
     /// features images of the same scale.

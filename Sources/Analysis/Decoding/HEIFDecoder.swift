@@ -7,6 +7,7 @@ import CHeif
 public enum HEIFDecoder {
     public struct Decoded {
         public var image: GrayImage
+        public var chroma: ChromaPlanes?
         public var width: Int
         public var height: Int
         public var metadata: PhotoMetadata
@@ -14,7 +15,7 @@ public enum HEIFDecoder {
         public var fromPreview = false
     }
 
-    public static func decodeGray(_ bytes: [UInt8], path: String, maxPixels: Int, usePreviews: Bool = false) throws(AnalysisFailure) -> Decoded {
+    public static func decode(_ bytes: [UInt8], path: String, maxPixels: Int, usePreviews: Bool = false) throws(AnalysisFailure) -> Decoded {
         guard let context = heif_context_alloc() else { throw AnalysisFailure(.internal, "libheif could not allocate a context") }
         defer { heif_context_free(context) }
         var error = bytes.withUnsafeBytes { heif_context_read_from_memory_without_copy(context, $0.baseAddress, $0.count, nil) }
@@ -31,7 +32,7 @@ public enum HEIFDecoder {
         var metadata = exifMetadata(handle)
         metadata.orientation = 1  // libheif has applied the transformations
         if usePreviews, let preview = thumbnail(of: handle, width: width, height: height) {
-            return Decoded(image: preview, width: width, height: height, metadata: metadata, fromPreview: true)
+            return Decoded(image: preview.image, chroma: preview.chroma, width: width, height: height, metadata: metadata, fromPreview: true)
         }
         return try decodeLuma(handle, path: path, width: width, height: height, metadata: metadata)
     }
@@ -39,7 +40,7 @@ public enum HEIFDecoder {
     /// The smallest thumbnail item `PreviewPolicy` accepts, decoded (libheif applies its
     /// transformations, as for the primary image, so both sizes compare as displayed); nil if
     /// there is none or it cannot be decoded.
-    private static func thumbnail(of handle: OpaquePointer, width: Int, height: Int) -> GrayImage? {
+    private static func thumbnail(of handle: OpaquePointer, width: Int, height: Int) -> Decoded? {
         let count = Int(heif_image_handle_get_number_of_thumbnails(handle))
         guard count > 0 else { return nil }
         var ids = [heif_item_id](repeating: 0, count: min(count, 16))
@@ -59,10 +60,10 @@ public enum HEIFDecoder {
         }
         guard let best else { return nil }
         defer { heif_image_handle_release(best.handle) }
-        return try? decodeLuma(best.handle, path: "", width: width, height: height, metadata: PhotoMetadata()).image
+        return try? decodeLuma(best.handle, path: "", width: width, height: height, metadata: PhotoMetadata())
     }
 
-    /// Decodes an image handle to its luma.
+    /// Decodes an image handle to its luma, and its chroma planes when it has them.
     private static func decodeLuma(_ handle: OpaquePointer, path: String, width: Int, height: Int, metadata: PhotoMetadata) throws(AnalysisFailure) -> Decoded {
         // The native layout (YCbCr for HEVC, or monochrome): its Y plane is the luma, and no
         // colour conversion is spent on it.
@@ -83,22 +84,25 @@ public enum HEIFDecoder {
             throw AnalysisFailure(.corrupt, "\(path): HEIF image has no luma plane")
         }
         let planeWidth = Int(heif_image_get_width(image, heif_channel_Y)), planeHeight = Int(heif_image_get_height(image, heif_channel_Y))
-        let bits = Int(heif_image_get_bits_per_pixel_range(image, heif_channel_Y))
-        var pixels = [UInt8](repeating: 0, count: planeWidth * planeHeight)
-        for row in 0..<planeHeight {
-            let source = plane + row * Int(stride)
-            if bits <= 8 {
-                for column in 0..<planeWidth { pixels[row * planeWidth + column] = source[column] }
-            } else {
-                // 10/12-bit HDR: little-endian 16-bit samples, scaled down to 8 bits.
-                let shift = bits - 8
-                for column in 0..<planeWidth {
-                    let value = Int(source[2 * column]) | Int(source[2 * column + 1]) << 8
-                    pixels[row * planeWidth + column] = UInt8(min(255, value >> shift))
-                }
-            }
+        let luma = GrayImage(plane: plane, width: planeWidth, height: planeHeight, stride: Int(stride),
+                             bits: Int(heif_image_get_bits_per_pixel_range(image, heif_channel_Y)))
+        return Decoded(image: luma, chroma: chromaPlanes(image),
+                       width: width, height: height, metadata: metadata)
+    }
+
+    /// The Cb and Cr planes of a YCbCr image (nil for monochrome).
+    private static func chromaPlanes(_ image: OpaquePointer) -> ChromaPlanes? {
+        guard heif_image_get_colorspace(image) == heif_colorspace_YCbCr else { return nil }
+        func plane(_ channel: heif_channel) -> GrayImage? {
+            var stride: Int32 = 0
+            guard let base = heif_image_get_plane_readonly(image, channel, &stride) else { return nil }
+            let width = Int(heif_image_get_width(image, channel)), height = Int(heif_image_get_height(image, channel))
+            guard width > 0, height > 0 else { return nil }
+            return GrayImage(plane: base, width: width, height: height, stride: Int(stride),
+                             bits: Int(heif_image_get_bits_per_pixel_range(image, channel)))
         }
-        return Decoded(image: GrayImage(width: planeWidth, height: planeHeight, pixels: pixels), width: width, height: height, metadata: metadata)
+        guard let cb = plane(heif_channel_Cb), let cr = plane(heif_channel_Cr) else { return nil }
+        return ChromaPlanes(cb: cb, cr: cr)
     }
 
     /// An image stored as RGB: decoded interleaved, then reduced to luma.
@@ -120,7 +124,8 @@ public enum HEIFDecoder {
                 pixels[row * w + column] = UInt8(min(255, (0.299 * r + 0.587 * g + 0.114 * b).rounded()))
             }
         }
-        return Decoded(image: GrayImage(width: w, height: h, pixels: pixels), width: width, height: height, metadata: metadata)
+        let chroma = ChromaPlanes.fromRGB(UnsafeBufferPointer(start: plane, count: Int(stride) * (h - 1) + 3 * w), width: w, height: h, rowBytes: Int(stride))
+        return Decoded(image: GrayImage(width: w, height: h, pixels: pixels), chroma: chroma, width: width, height: height, metadata: metadata)
     }
 
     /// Capture time and camera from the Exif block (its first 4 bytes are the offset of the

@@ -1,10 +1,10 @@
 import CPNG
 
-/// Decodes PNGs with libpng's simplified API straight to 8-bit grayscale (16-bit, palette and
-/// alpha images are converted by libpng). PNG has no reduced-size decode, so the pixel limit is
+/// Decodes PNGs with libpng's simplified API to 8-bit RGB (16-bit, palette and alpha images
+/// are converted by libpng), then to luma and half-resolution chroma. PNG has no reduced-size decode, so the pixel limit is
 /// checked from the header first.
 public enum PNGDecoder {
-    public static func decodeGray(_ bytes: [UInt8], path: String, maxPixels: Int) throws(AnalysisFailure) -> GrayImage {
+    public static func decode(_ bytes: [UInt8], path: String, maxPixels: Int) throws(AnalysisFailure) -> DecodedPixels {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         let began = bytes.withUnsafeBytes { png_image_begin_read_from_memory(&image, $0.baseAddress, $0.count) }
@@ -32,7 +32,8 @@ public enum PNGDecoder {
                 pixels[index] = UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
             }
         }
-        return GrayImage(width: width, height: height, pixels: pixels)
+        let chroma = rgb.withUnsafeBufferPointer { ChromaPlanes.fromRGB($0, width: width, height: height, rowBytes: width * 3) }
+        return DecodedPixels(luma: GrayImage(width: width, height: height, pixels: pixels), chroma: chroma)
     }
 
     private static func message(_ image: inout png_image) -> String {

@@ -1,9 +1,9 @@
 import CWebP
 
 /// Decodes WebP with libwebp, scaled inside the decoder to the smallest size whose short side
-/// reaches the target, keeping only the luma (Y) plane.
+/// reaches the target, to its luma (Y) and chroma (U, V) planes: no colour conversion.
 public enum WebPDecoder {
-    public static func decodeGray(_ bytes: [UInt8], path: String, minShortSide: Int, maxPixels: Int) throws(AnalysisFailure) -> (GrayImage, width: Int, height: Int) {
+    public static func decode(_ bytes: [UInt8], path: String, minShortSide: Int, maxPixels: Int) throws(AnalysisFailure) -> (DecodedPixels, width: Int, height: Int) {
         var width: Int32 = 0, height: Int32 = 0
         let known = bytes.withUnsafeBufferPointer { WebPGetInfo($0.baseAddress, $0.count, &width, &height) }
         guard known != 0, width > 0, height > 0 else { throw AnalysisFailure(.corrupt, "\(path): WebP header is unreadable") }
@@ -28,12 +28,15 @@ public enum WebPDecoder {
         let outWidth = Int(config.output.width), outHeight = Int(config.output.height)
         let yuv = config.output.u.YUVA
         guard let luma = yuv.y else { throw AnalysisFailure(.corrupt, "\(path): WebP decoded to nothing") }
-        var pixels = [UInt8](repeating: 0, count: outWidth * outHeight)
-        for row in 0..<outHeight {
-            let source = luma + row * Int(yuv.y_stride)
-            for column in 0..<outWidth { pixels[row * outWidth + column] = source[column] }
+        // U and V are at half the luma's resolution (rounded up), as VP8 stores them.
+        var chroma: ChromaPlanes?
+        if let u = yuv.u, let v = yuv.v {
+            let chromaWidth = (outWidth + 1) / 2, chromaHeight = (outHeight + 1) / 2
+            chroma = ChromaPlanes(cb: GrayImage(plane: u, width: chromaWidth, height: chromaHeight, stride: Int(yuv.u_stride)),
+                                  cr: GrayImage(plane: v, width: chromaWidth, height: chromaHeight, stride: Int(yuv.v_stride)))
         }
-        return (GrayImage(width: outWidth, height: outHeight, pixels: pixels), Int(width), Int(height))
+        let pixels = GrayImage(plane: luma, width: outWidth, height: outHeight, stride: Int(yuv.y_stride))
+        return (DecodedPixels(luma: pixels, chroma: chroma), Int(width), Int(height))
     }
 
     /// Encodes 8-bit RGB as lossy WebP (sample libraries and tests).

@@ -54,8 +54,11 @@ struct Grouper: Sendable {
         let bestCopies = Set(copiesOf.values.map { copies in copies.max { isBetterKeeper(photos[$1], than: photos[$0]) }! })
         let representatives = photos.indices.filter { photos[$0].sha256.isEmpty || bestCopies.contains($0) }
 
-        let (nearPairs, similarPairs) = try judgedPairs(photos, representatives, shouldStop: shouldStop)
-        let near = clusters(nearPairs, count: representatives.count) { isBetterKeeper(photos[representatives[$0]], than: photos[representatives[$1]]) }
+        let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, shouldStop: shouldStop)
+        let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
+                            distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) }) {
+            isBetterKeeper(photos[representatives[$0]], than: photos[representatives[$1]])
+        }
 
         // Each group takes every identical copy of its members along; identical copies that no
         // near group took are exact groups of their own.
@@ -78,12 +81,13 @@ struct Grouper: Sendable {
         return groups.sorted { ($0.kind == .similar ? 1 : 0, pathOf[$0.keeper]!) < ($1.kind == .similar ? 1 : 0, pathOf[$1.keeper]!) }
     }
 
-    /// Candidates judged: near pairs and similar pairs, as indexes into `representatives`. A
-    /// pair is near if one of its pairings is (its other pairings are not judged once one is),
-    /// similar if one is similar and none near. Judged on `threads` threads: the candidates are
+    /// Candidates judged: near, similar and distinct pairs, as indexes into `representatives`.
+    /// A pair is near if one of its pairings is (its other pairings are not judged once one
+    /// is), else distinct if one is, else similar if one is. Judged on `threads` threads: the candidates are
     /// sorted by pair, so a pair's pairings lie together, and the threads take runs of them.
     private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int],
-                             shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError) -> (near: [(Int, Int)], similar: [(Int, Int)]) {
+                             shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError)
+        -> (near: [(Int, Int)], similar: [(Int, Int)], distinct: [(Int, Int)]) {
         var hashes = CompactHashes(plan: planWithThreshold)
         hashes.reserve(representatives.count)
         for index in representatives {
@@ -96,7 +100,7 @@ struct Grouper: Sendable {
         candidates.sort { Self.pairKey($0) < Self.pairKey($1) }
         let judge = self.judge, sorted = candidates
         let parts = ParallelChunks.run(count: sorted.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
-                                       initial: { (near: [UInt64](), similar: [UInt64]()) }) { range, found in
+                                       initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64]()) }) { range, found in
             var index = range.lowerBound
             while index < range.upperBound {
                 let key = Self.pairKey(sorted[index])
@@ -107,13 +111,14 @@ struct Grouper: Sendable {
                         let candidate = sorted[index]
                         let judged = judge.relation(photos[representatives[Int(candidate.a)]], photos[representatives[Int(candidate.b)]],
                                                     Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB)))
-                        if judged == .near || relation == nil { relation = judged ?? relation }
+                        if let judged, judged.strength > (relation?.strength ?? 0) { relation = judged }
                     }
                     index += 1
                 }
                 switch relation {
                 case .near?: found.near.append(key)
                 case .similar?: found.similar.append(key)
+                case .distinct?: found.distinct.append(key)
                 case nil: break
                 }
             }
@@ -121,9 +126,10 @@ struct Grouper: Sendable {
         if shouldStop() { throw CancellationError() }
         // A pair whose pairings straddled two chunks may be near in one and similar in the other.
         let nearKeys = Set(parts.flatMap(\.near))
-        let similarKeys = Set(parts.flatMap(\.similar)).subtracting(nearKeys)
+        let distinctKeys = Set(parts.flatMap(\.distinct)).subtracting(nearKeys)
+        let similarKeys = Set(parts.flatMap(\.similar)).subtracting(nearKeys).subtracting(distinctKeys)
         func pairs(_ keys: Set<UInt64>) -> [(Int, Int)] { keys.sorted().map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) } }
-        return (pairs(nearKeys), pairs(similarKeys))
+        return (pairs(nearKeys), pairs(similarKeys), pairs(distinctKeys))
     }
 
     /// The unordered pair of a candidate, as one sortable number.
@@ -133,12 +139,14 @@ struct Grouper: Sendable {
     }
 
     /// `StarClustering` with centres in the order: most partners first (the original a family
-    /// of edits was made from is confirmed with most of them), then the better keeper.
-    private func clusters(_ pairs: [(Int, Int)], count: Int, better: (Int, Int) -> Bool) -> [[Int]] {
+    /// of edits was made from is confirmed with most of them), then the better keeper; `apart`
+    /// pairs never share a group.
+    private func clusters(_ pairs: [(Int, Int)], count: Int, apart: [(Int, Int)] = [], distance: (Int, Int) -> Int = { _, _ in 0 },
+                          better: (Int, Int) -> Bool) -> [[Int]] {
         var partnerCount = [Int](repeating: 0, count: count)
         for (a, b) in pairs { partnerCount[a] += 1; partnerCount[b] += 1 }
         let order = (0..<count).sorted { x, y in partnerCount[x] != partnerCount[y] ? partnerCount[x] > partnerCount[y] : better(x, y) }
-        return StarClustering.clusters(count: count, pairs: pairs, order: order)
+        return StarClustering.clusters(count: count, pairs: pairs, order: order, apart: apart, distance: distance)
     }
 
     /// Similar groups: each duplicate group stands as one unit (its keeper), each photo in none

@@ -6,6 +6,18 @@ enum PairRelation: Sendable, Equatable {
     case near
     /// Another shot of the same moment: a burst or bracket frame, a subject that moved.
     case similar
+    /// Confirmed different although the layouts agree (a colour variant of one design): the
+    /// two must never share a group, also not through a third photo both look like.
+    case distinct
+
+    /// Which of two relations a pair's pairings found wins: near, then distinct, then similar.
+    var strength: Int {
+        switch self {
+        case .near: 3
+        case .distinct: 2
+        case .similar: 1
+        }
+    }
 }
 
 /// Decides a candidate pairing on the photos' layout thumbnails and capture times
@@ -47,7 +59,26 @@ struct PairJudge: Sendable {
         }
         let wholeFrames: Set<Int> = [0, Int(Candidate.mirrorSlot)]
         let limit = wholeFrames.contains(pairing.slotA) && wholeFrames.contains(pairing.slotB) ? frameConfirmation : windowConfirmation
-        return difference <= limit ? .near : nil
+        guard difference <= limit else { return nil }
+        // The same layout in other colours: a colour variant of one design, not a copy.
+        return Self.coloursDisagree(a, b, pairing) ? .distinct : .near
+    }
+
+    /// Whether both photos have colour and their hues differ past `ChromaLayout.hueLimit` on
+    /// the windows the pairing matched.
+    static func coloursDisagree(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
+        let bytes = 2 * ChromaLayout.side * ChromaLayout.side
+        guard a.chroma.count == bytes, b.chroma.count == bytes else { return false }
+        return ChromaLayout.disagree(chromaCells(a, pairing.slotA), chromaCells(b, pairing.slotB))
+    }
+
+    static func chromaCells(_ photo: GroupingPhoto, _ slot: Int) -> [(cb: Float, cr: Float)] {
+        switch slot {
+        case 0: ChromaLayout.cells(of: photo.chroma, in: .full)
+        case Int(Candidate.mirrorSlot): ChromaLayout.cells(of: photo.chroma, in: .full, mirrored: true)
+        case Int(Candidate.contentSlot): ChromaLayout.cells(of: photo.chroma, in: photo.contentBox ?? .full)
+        default: ChromaLayout.cells(of: photo.chroma, in: FeatureWindow.crops[slot - 1])
+        }
     }
 
     static func cells(_ photo: GroupingPhoto, _ slot: Int) -> [Float] {

@@ -16,23 +16,49 @@
 ///
 /// So two photos share a group only if both are confirmed against its centre, or one of them
 /// against most of the group.
+///
+/// Pairs confirmed *different* (`apart`: a colour variant of one design, which the gray layout
+/// alone calls a copy) never share a group: a photo does not join a group holding one it is
+/// apart from. A photo confirmed with both photos of such a pair (a black-and-white copy of a
+/// design that exists in two palettes) is a **bridge**: it becomes no centre and no centre takes
+/// it; it joins, last, the group it is confirmed with by the largest share of its members (half
+/// at least, one member at least: the group may be a centre whose other partners are bridges
+/// too; on a
+/// tie, the group whose centre is nearest by `distance`: the gray copy of the warm design goes
+/// with the warm one, though it is confirmed with every member of both).
 enum StarClustering {
     /// Groups of indexes into `0..<count`, each listed centre first, then its partners in
     /// `order`; `order` holds every index once, the first to become a centre first; `pairs`
-    /// are the confirmed pairs.
-    static func clusters(count: Int, pairs: [(Int, Int)], order: [Int]) -> [[Int]] {
+    /// are the confirmed pairs, `apart` the pairs that must not share a group.
+    static func clusters(count: Int, pairs: [(Int, Int)], order: [Int], apart: [(Int, Int)] = [],
+                         distance: (Int, Int) -> Int = { _, _ in 0 }) -> [[Int]] {
         var partners = [[Int]](repeating: [], count: count)
         for (a, b) in pairs where a != b {
             partners[a].append(b)
             partners[b].append(a)
         }
+        // Sparse: pairs confirmed different are rare.
+        var conflicts: [Int: Set<Int>] = [:]
+        var bridge = [Bool](repeating: false, count: count)
+        for (a, b) in apart where a != b {
+            conflicts[a, default: []].insert(b)
+            conflicts[b, default: []].insert(a)
+            let partnersOfB = Set(partners[b])
+            for photo in partners[a] where partnersOfB.contains(photo) { bridge[photo] = true }
+        }
+        let order = order.filter { !bridge[$0] } + order.filter { bridge[$0] }
         var rank = [Int](repeating: 0, count: count)
         for (position, index) in order.enumerated() { rank[index] = position }
         var groupOf = [Int](repeating: -1, count: count)
         var groups: [[Int]] = []
+        func fits(_ photo: Int, _ members: [Int]) -> Bool {
+            guard let theirs = conflicts[photo] else { return true }
+            return !members.contains(where: theirs.contains)
+        }
 
         for photo in order where groupOf[photo] < 0 && !partners[photo].isEmpty {
-            if let joined = groupByQuorum(photo, partners: partners[photo], groupOf: groupOf, groups: groups) {
+            if let joined = groupByQuorum(photo, partners: partners[photo], groupOf: groupOf, groups: groups, minimum: bridge[photo] ? 1 : 2,
+                                          fits: { fits(photo, groups[$0]) }, distance: { distance(photo, groups[$0][0]) }) {
                 groupOf[photo] = joined
                 groups[joined].append(photo)
                 continue
@@ -40,7 +66,8 @@ enum StarClustering {
             let id = groups.count
             var members = [photo]
             groupOf[photo] = id
-            for partner in partners[photo].sorted(by: { rank[$0] < rank[$1] }) where groupOf[partner] < 0 {
+            for partner in partners[photo].sorted(by: { rank[$0] < rank[$1] })
+            where groupOf[partner] < 0 && !bridge[partner] && fits(partner, members) {
                 groupOf[partner] = id
                 members.append(partner)
             }
@@ -49,13 +76,16 @@ enum StarClustering {
         return groups.filter { $0.count > 1 }
     }
 
-    /// The group whose members the photo is confirmed with, at least half of them and two at
-    /// least (the one with the most such members), if any.
-    private static func groupByQuorum(_ photo: Int, partners: [Int], groupOf: [Int], groups: [[Int]]) -> Int? {
+    /// The group whose members the photo is confirmed with, at least half of them and `minimum`
+    /// at least (the one with the largest share of such members, then the nearest centre by
+    /// `distance`), among those it `fits`, if any.
+    private static func groupByQuorum(_ photo: Int, partners: [Int], groupOf: [Int], groups: [[Int]], minimum: Int,
+                                      fits: (Int) -> Bool, distance: (Int) -> Int) -> Int? {
         var confirmed: [Int: Int] = [:]
         for partner in partners where groupOf[partner] >= 0 { confirmed[groupOf[partner], default: 0] += 1 }
-        return confirmed
-            .filter { group, count in count >= 2 && 2 * count >= groups[group].count }
-            .max { $0.value != $1.value ? $0.value < $1.value : $0.key > $1.key }?.key
+        let candidates = confirmed.filter { group, count in count >= minimum && 2 * count >= groups[group].count && fits(group) }
+        func share(_ group: Int) -> Double { Double(candidates[group]!) / Double(groups[group].count) }
+        guard let best = candidates.keys.map(share).max() else { return nil }
+        return candidates.keys.filter { share($0) == best }.min { (distance($0), $0) < (distance($1), $1) }
     }
 }

@@ -18,7 +18,7 @@ extension CullStore {
         try await writer.read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, f.window_phashes, f.thumbnail, p.width, p.height, p.size, p.sharpness,
-                    p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash
+                    p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash, f.chroma
                 FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ? AND p.seen_generation = ? AND p.status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
@@ -35,7 +35,8 @@ extension CullStore {
                     captureTime: (row[12] as String?).flatMap(CaptureTime.seconds),
                     mirrorPHash: (row[13] as Int64?).map { UInt64(bitPattern: $0) },
                     contentBox: ContentBoxColumn.decode(row[14]),
-                    contentPHash: (row[15] as Int64?).map { UInt64(bitPattern: $0) }))
+                    contentPHash: (row[15] as Int64?).map { UInt64(bitPattern: $0) },
+                    chroma: [UInt8]((row[16] as Data?) ?? Data())))
             }
             return photos
         }

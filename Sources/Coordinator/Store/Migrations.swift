@@ -193,13 +193,15 @@ enum Migrations {
                 CREATE INDEX photos_by_seen ON photos(library_id, seen_generation, status);
                 """)
         }
-        migrator.registerMigration("v7: mirror hashes and content boxes") { db in
-            // Pipeline 4's features (docs/FEATURES.md): the mirror image's pHash, and the part of
-            // the frame inside plain borders with its pHash. NULL for rows from earlier
-            // pipelines: those meet mirrored and bordered copies only once analysed again.
+        migrator.registerMigration("v7: mirror hashes, content boxes and chroma layouts") { db in
+            // Pipeline 4's features (docs/FEATURES.md): the mirror image's pHash, the part of the
+            // frame inside plain borders with its pHash, and the 8×8 chroma layout. NULL for rows
+            // from earlier pipelines: those meet mirrored and bordered copies, and are told from
+            // colour variants, only once analysed again.
             try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN mirror_phash INTEGER")
             try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN content_box BLOB")
             try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN content_phash INTEGER")
+            try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN chroma BLOB")
         }
         return migrator
     }

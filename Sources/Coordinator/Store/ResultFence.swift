@@ -1,3 +1,4 @@
+import Analysis
 import GRDB
 import Shared
 
@@ -78,8 +79,8 @@ private struct OutcomeWriter {
             WHERE id = ? AND job_id = ? AND status = 'pending'
             """)
         features = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail, mirror_phash, content_box, content_phash)
-            VALUES (?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail, mirror_phash, content_box, content_phash, chroma)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
             """)
         failed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
@@ -107,6 +108,7 @@ private struct OutcomeWriter {
                 try features.execute(arguments: [
                     outcome.photoID, WindowHashesColumn.encode(f.windowPhash), f.thumbnail.isEmpty ? nil : f.thumbnail,
                     f.mirrorPhash == 0 ? nil : Int64(bitPattern: f.mirrorPhash), content, content == nil ? nil : Int64(bitPattern: f.content.phash),
+                    f.chroma.count == 2 * ChromaLayout.side * ChromaLayout.side ? f.chroma : nil,
                 ])
             case .failure(let failure):
                 try failed.execute(arguments: [

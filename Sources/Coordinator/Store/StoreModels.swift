@@ -108,6 +108,8 @@ struct GroupingPhoto: Sendable {
     /// from before pipeline 4).
     var contentBox: FeatureWindow? = nil
     var contentPHash: UInt64? = nil
+    /// `ChromaLayout` (empty: a grayscale photo, or a row from before pipeline 4).
+    var chroma: [UInt8] = []
 }
 
 /// Storage problems, with what the user can do about them.

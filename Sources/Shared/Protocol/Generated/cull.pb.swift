@@ -402,6 +402,13 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
   /// Clears the value of `content`. Subsequent reads from it will return its default value.
   public mutating func clearContent() {_uniqueStorage()._content = nil}
 
+  /// 8x8 mean Cb then 8x8 mean Cr of the oriented frame (128 bytes; full-range BT.601 as JPEG
+  /// stores them, 128 = gray), row by row. Pipeline 4; empty for grayscale images.
+  public var chroma: Data {
+    get {_storage._chroma}
+    set {_uniqueStorage()._chroma = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1323,7 +1330,7 @@ nonisolated extension Cull_V1_Job: SwiftProtobuf.Message, SwiftProtobuf._Message
 
 nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Features"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0")
 
   fileprivate class _StorageClass {
     var _sha256: Data = Data()
@@ -1346,6 +1353,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
     var _source: Cull_V1_ImageSource = .unspecified
     var _mirrorPhash: UInt64 = 0
     var _content: Cull_V1_ContentBox? = nil
+    var _chroma: Data = Data()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1376,6 +1384,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       _source = source._source
       _mirrorPhash = source._mirrorPhash
       _content = source._content
+      _chroma = source._chroma
     }
   }
 
@@ -1414,6 +1423,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         case 18: try { try decoder.decodeSingularEnumField(value: &_storage._source) }()
         case 19: try { try decoder.decodeSingularFixed64Field(value: &_storage._mirrorPhash) }()
         case 20: try { try decoder.decodeSingularMessageField(value: &_storage._content) }()
+        case 21: try { try decoder.decodeSingularBytesField(value: &_storage._chroma) }()
         default: break
         }
       }
@@ -1486,6 +1496,9 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       try { if let v = _storage._content {
         try visitor.visitSingularMessageField(value: v, fieldNumber: 20)
       } }()
+      if !_storage._chroma.isEmpty {
+        try visitor.visitSingularBytesField(value: _storage._chroma, fieldNumber: 21)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1515,6 +1528,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         if _storage._source != rhs_storage._source {return false}
         if _storage._mirrorPhash != rhs_storage._mirrorPhash {return false}
         if _storage._content != rhs_storage._content {return false}
+        if _storage._chroma != rhs_storage._chroma {return false}
         return true
       }
       if !storagesAreEqual {return false}

@@ -1,0 +1,83 @@
+@testable import Analysis
+import Testing
+
+/// Colour: every decoder hands its chroma on, and the layout check tells a colour variant of
+/// one design from a colour grade of it (docs/FEATURES.md, "Colour").
+@Suite("Chroma layouts", .timeLimit(.minutes(2)))
+struct ChromaTests {
+    static let scene = SyntheticPhoto.make(seed: 61, width: 640, height: 480)
+
+    func analyse(_ bytes: [UInt8], _ path: String) throws -> PhotoFeatures {
+        try PhotoAnalyzer.analyze(bytes, path: path, options: AnalysisOptions())
+    }
+
+    func jpeg(_ image: RGBImage) throws -> [UInt8] {
+        try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
+    }
+
+    /// Each pixel through `map` (r, g, b) → (r, g, b).
+    func recoloured(_ image: RGBImage, _ map: (Double, Double, Double) -> (Double, Double, Double)) -> RGBImage {
+        var out = image
+        for index in stride(from: 0, to: image.pixels.count, by: 3) {
+            let (r, g, b) = map(Double(image.pixels[index]), Double(image.pixels[index + 1]), Double(image.pixels[index + 2]))
+            for (offset, value) in [r, g, b].enumerated() { out.pixels[index + offset] = UInt8(max(0, min(255, value.rounded()))) }
+        }
+        return out
+    }
+
+    func hueDifference(_ a: PhotoFeatures, _ b: PhotoFeatures) -> Float? {
+        ChromaLayout.hueDifference(ChromaLayout.cells(of: a.chroma, in: .full), ChromaLayout.cells(of: b.chroma, in: .full))
+    }
+
+    @Test("JPEG, PNG and WebP give the same chroma layout of one picture (HEIF: HEIFPreviewTests)")
+    func everyFormat() throws {
+        let reference = try analyse(try jpeg(Self.scene), "a.jpg").chroma
+        #expect(reference.count == 128)
+        let png = try #require(PNGDecoder.encode(rgb: Self.scene.pixels, width: 640, height: 480))
+        let webp = try #require(WebPDecoder.encode(rgb: Self.scene.pixels, width: 640, height: 480, quality: 85))
+        let formats = [("png", try analyse(png, "a.png").chroma), ("webp", try analyse(webp, "a.webp").chroma)]
+        for (name, chroma) in formats {
+            #expect(chroma.count == 128, "\(name)")
+            let worst = zip(reference, chroma).map { abs(Int($0) - Int($1)) }.max() ?? 255
+            #expect(worst <= 10, "\(name): a cell differs by \(worst) levels")
+        }
+    }
+
+    @Test("a CMYK JPEG has no chroma layout; a red one has Cr high and Cb low")
+    func grayAndRed() throws {
+        // A CMYK JPEG is read as luma only, as a grayscale one is.
+        let plain = RGBImage(width: 64, height: 48, pixels: [UInt8](repeating: 90, count: 64 * 48 * 3))
+        let cmyk = try JPEGEncoder.encode(rgb: plain.pixels, width: 64, height: 48, options: .init(quality: 90, colorSpace: .plainCMYK))
+        #expect(try analyse(cmyk, "g.jpg").chroma.isEmpty)
+        let red = RGBImage(width: 64, height: 48, pixels: (0..<(64 * 48)).flatMap { _ in [220, 30, 30] as [UInt8] })
+        let chroma = try analyse(try jpeg(red), "r.jpg").chroma
+        #expect(chroma[..<64].allSatisfy { $0 < 100 } && chroma[64...].allSatisfy { $0 > 200 }, "\(chroma)")
+    }
+
+    @Test("the chroma layout follows the EXIF orientation, as the luma does")
+    func oriented() throws {
+        // Left half red, right half blue, stored rotated: orientation 6 shows it upright.
+        var image = RGBImage(width: 64, height: 48, pixels: [UInt8](repeating: 0, count: 64 * 48 * 3))
+        for y in 0..<48 { for x in 0..<64 { let p = (y * 64 + x) * 3; image.pixels[p] = x < 32 ? 220 : 20; image.pixels[p + 2] = x < 32 ? 20 : 220 } }
+        let stored = image.rotatedCounterClockwise()
+        let bytes = try JPEGEncoder.encode(rgb: stored.pixels, width: stored.width, height: stored.height, quality: 90,
+                                           exif: EXIFBuilder.orientationBlock(6))
+        let chroma = try analyse(bytes, "o.jpg").chroma
+        // Red: Cb low, Cr high; blue: Cb high, Cr a little under 128.
+        let cb = Array(chroma[..<64]), cr = Array(chroma[64...])
+        #expect(cb[0] < 110 && cr[0] > 200 && cb[7] > 200 && cr[7] < 128, "the red half is on the left when shown: \(chroma)")
+    }
+
+    @Test("a warm grade keeps its hues; a palette change does not; a gray copy says nothing")
+    func gradeVersusVariant() throws {
+        let original = try analyse(try jpeg(Self.scene), "o.jpg")
+        let warm = try analyse(try jpeg(recoloured(Self.scene) { r, g, b in (r * 1.1, g, b * 0.85) }), "w.jpg")
+        let swapped = try analyse(try jpeg(recoloured(Self.scene) { r, g, b in (b, g, r) }), "s.jpg")
+        let gray = try analyse(try jpeg(recoloured(Self.scene) { r, g, b in let y = 0.299 * r + 0.587 * g + 0.114 * b; return (y, y, y) }), "g.jpg")
+        let warmDifference = try #require(hueDifference(original, warm))
+        #expect(warmDifference < ChromaLayout.hueLimit, "\(warmDifference)")
+        let swappedDifference = try #require(hueDifference(original, swapped))
+        #expect(swappedDifference > ChromaLayout.hueLimit, "\(swappedDifference)")
+        #expect(hueDifference(original, gray) == nil)
+    }
+}

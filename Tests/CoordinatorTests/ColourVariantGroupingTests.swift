@@ -1,0 +1,56 @@
+@testable import Coordinator
+import Analysis
+import Testing
+
+/// Colour variants of one design (the same layout, other hues) are told apart by the chroma
+/// layout, colour grades of a photo are not; on photos analysed for real.
+@Suite("Colour variants", .timeLimit(.minutes(2)))
+struct ColourVariantGroupingTests {
+    static let design = SyntheticPhoto.make(seed: 71, width: 960, height: 720)
+
+    func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
+        let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
+        return GroupingPhoto(try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions()), id: id, path: path, fileSize: Int64(jpeg.count))
+    }
+
+    /// The design with its chroma turned half way round the colour wheel and its luma kept:
+    /// the same picture to every gray feature.
+    static func otherPalette(_ image: RGBImage) -> RGBImage {
+        var out = image
+        for index in stride(from: 0, to: image.pixels.count, by: 3) {
+            let r = Double(image.pixels[index]), g = Double(image.pixels[index + 1]), b = Double(image.pixels[index + 2])
+            let y = 0.299 * r + 0.587 * g + 0.114 * b
+            let cb = -(-0.168736 * r - 0.331264 * g + 0.5 * b), cr = -(0.5 * r - 0.418688 * g - 0.081312 * b)
+            let rgb = [y + 1.402 * cr, y - 0.344136 * cb - 0.714136 * cr, y + 1.772 * cb]
+            for (offset, value) in rgb.enumerated() { out.pixels[index + offset] = UInt8(max(0, min(255, value.rounded()))) }
+        }
+        return out
+    }
+
+    func library() throws -> [GroupingPhoto] {
+        let warm = Self.design.pixels.enumerated().map { index, value in
+            UInt8(min(255, (Double(value) * [1.1, 1, 0.85][index % 3]).rounded()))
+        }
+        let variant = Self.otherPalette(Self.design)
+        return [
+            try analysed(1, "/a/design.jpg", Self.design),
+            try analysed(2, "/a/design-warm.jpg", RGBImage(width: 960, height: 720, pixels: warm)),
+            try analysed(3, "/a/design-small.jpg", Self.design.resized(width: 480, height: 360)),
+            try analysed(4, "/b/variant.jpg", variant),
+            try analysed(5, "/b/variant-small.jpg", variant.resized(width: 480, height: 360)),
+        ]
+    }
+
+    @Test("the variant and its copy form a group of their own; the grade stays with its photo")
+    func apart() throws {
+        let groups = Grouper().groups(of: try library()).map { Set($0.members.map(\.photoID)) }
+        #expect(Set(groups) == [[1, 2, 3], [4, 5]], "\(groups)")
+    }
+
+    @Test("without chroma layouts (rows before pipeline 4) the variant joins the design")
+    func grayFeaturesAlone() throws {
+        let photos = try library().map { photo in var photo = photo; photo.chroma = []; return photo }
+        let groups = Grouper().groups(of: photos).map { Set($0.members.map(\.photoID)) }
+        #expect(groups == [[1, 2, 3, 4, 5]], "\(groups)")
+    }
+}
