@@ -93,6 +93,8 @@ let package = Package(
                 "CZeroMQ",
                 "Analysis",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C API, for the walk's per-file lookup (RawStatement).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -16,7 +16,7 @@ struct StageBreakdown {
         case sha256 = "  of which SHA-256"
         case header = "JPEG header"
         case exif = "EXIF"
-        case decode = "decode (gray, DCT-scaled)"
+        case decode = "decode (Y, Cb, Cr planes, DCT-scaled)"
         case analyze = "PhotoAnalyzer.analyze, whole"
     }
 

@@ -30,8 +30,23 @@ struct MigrationTests {
             #expect(features.count == 1 && features[0]["photo_id"] as Int64 == 7)
             #expect(features.first?["window_phashes"] as Data? == windows && features.first?["thumbnail"] as Data? == thumbnail)
             let indexes = Set(try db.indexes(on: "photos").map(\.name))
-            #expect(indexes.isSuperset(of: ["photos_by_job", "photos_by_seen"]), "\(indexes)")
+            // v8 replaced v6's index on seen_generation by one on status.
+            #expect(indexes.isSuperset(of: ["photos_by_job", "photos_by_status"]) && !indexes.contains("photos_by_seen"), "\(indexes)")
             #expect(try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").isEmpty)
+        }
+    }
+
+    @Test("v8: selecting a scan's photos reads the status index, and marking a photo seen moves no index entry")
+    func seenIsNotIndexed() throws {
+        let database = try DatabaseQueue()
+        try Migrations.migrator.migrate(database)
+        try database.read { db in
+            let plan = try Row.fetchAll(db, sql: """
+                EXPLAIN QUERY PLAN SELECT id FROM photos WHERE library_id = 1 AND seen_generation = 2 AND status = 'analysed' ORDER BY id
+                """).map { $0["detail"] as String }.joined(separator: "; ")
+            #expect(plan.contains("photos_by_status") && !plan.contains("TEMP B-TREE"), "\(plan)")
+            let indexed = try db.indexes(on: "photos").flatMap(\.columns)
+            #expect(!indexed.contains("seen_generation"), "\(indexed)")
         }
     }
 }

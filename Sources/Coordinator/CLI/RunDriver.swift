@@ -49,11 +49,21 @@ final class RunDriver: Service, Sendable {
 /// One status line on a terminal, rewritten in place; nothing when not a terminal.
 final class ProgressLine: Sendable {
     let enabled: Bool
+    /// When the line was last written: it is rewritten at most every `interval`, however often
+    /// the scan is looked at.
+    private let shown = Mutex<ContinuousClock.Instant?>(nil)
+    static let interval: Duration = .milliseconds(200)
     init(enabled: Bool) { self.enabled = enabled }
 
     func show(_ scan: ScanRecord) {
         guard enabled else { return }
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.describe(scan)).utf8))
+        let now = ContinuousClock.now
+        let due = shown.withLock { last in
+            guard last.map({ now - $0 >= Self.interval }) ?? true else { return false }
+            last = now
+            return true
+        }
+        if due { FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.describe(scan)).utf8)) }
     }
 
     func finish() {

@@ -65,7 +65,9 @@ extension Coordinator {
             progress(scan)
             if let error = check() { throw error }
             if scan.state.isTerminal { return scan }
-            try await Task.sleep(for: .milliseconds(200))
+            // One small read a tick; at 200 ms the wait alone added up to a fifth of a second
+            // to every run (a rescan of 220,000 unchanged files ended on 200 ms steps).
+            try await Task.sleep(for: .milliseconds(25))
         }
     }
 }

@@ -18,8 +18,11 @@ struct CoordinatorConfiguration: Sendable {
     var heartbeatInterval: Duration = .seconds(1)
     var heartbeatLiveness = 5
     var analysis = AnalysisOptions()
-    /// Files per walk step, and how long one step may take (a hung mount fails the scan).
-    var walkBatch = 512
+    /// Files per walk step (one SQLite transaction each), and how long one step may take (a
+    /// hung mount fails the scan). 2,048 rather than 512: a rescan of 220,000 unchanged files
+    /// took 1.79–2.00 s against 2.01–2.41 s, alternating (fewer commits, each page of photos
+    /// written once per batch).
+    var walkBatch = 2048
     var walkStepTimeout: Duration = .seconds(120)
     /// Grouping a finished scan; past it the grouping is stopped and the scan fails with a
     /// message that says what to do (`--grouping-timeout`).

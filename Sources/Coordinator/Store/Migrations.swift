@@ -203,6 +203,17 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN content_phash INTEGER")
             try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN chroma BLOB")
         }
+        migrator.registerMigration("v8: the scan's photos indexed by status, not by the last scan that saw them") { db in
+            // A rescan marks every unchanged photo seen (`seen_generation`): with an index on
+            // that column every mark also moved the photo's index entry. Measured with the
+            // sqlite3 shell on 220,000 rows, marking all of them: 0.73–0.85 s with the index,
+            // 0.44 s without; a whole rescan 1.98–2.23 s against 2.60–2.80 s, alternating. The
+            // queries that select a scan's photos (library, generation, status) read the status
+            // index and check the generation on the row: a status changes once per analysis,
+            // not once per rescan.
+            try db.execute(sql: "DROP INDEX photos_by_seen")
+            try db.execute(sql: "CREATE INDEX photos_by_status ON photos(library_id, status)")
+        }
         return migrator
     }
 }

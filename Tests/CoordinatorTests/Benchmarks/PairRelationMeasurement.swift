@@ -28,20 +28,21 @@ struct PairRelationMeasurement {
         let truth = try Self.truth(corpus)
         let rows: [String: GroupingPhoto] = try database.read { db in
             var rows: [String: GroupingPhoto] = [:]
-            for row in try GRDB.Row.fetchAll(db, sql: "SELECT p.id, p.path, p.phash, f.window_phashes, f.thumbnail, p.capture_time FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'") {
+            for row in try GRDB.Row.fetchAll(db, sql: "SELECT p.id, p.path, p.phash, f.window_phashes, f.thumbnail, p.capture_time, f.content_box FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'") {
                 let path: String = row["path"]
                 let relative = String(path.dropFirst(corpus.count + 1))
                 rows[relative] = GroupingPhoto(id: row["id"], path: path, sha256: [], pHash: UInt64(bitPattern: row["phash"] ?? 0), dHash: 0,
                                                windowPHashes: WindowHashesColumn.decode(row["window_phashes"]),
                                                thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()), width: 1, height: 1, fileSize: 1,
-                                               sharpness: 0, captureTime: (row["capture_time"] as String?).flatMap(CaptureTime.seconds))
+                                               sharpness: 0, captureTime: (row["capture_time"] as String?).flatMap(CaptureTime.seconds),
+                                               contentBox: ContentBoxColumn.decode(row["content_box"]))
             }
             return rows
         }
         // Originals by truth group; a negative's scene is its group before "#".
         var originalOf: [String: String] = [:]
         for (path, entry) in truth where entry.transform == "original" { originalOf[entry.group] = path }
-        var byEdit: [String: [(difference: Float, limit: Float, changed: [Int], patch: Float, aligned: Float, negative: Bool)]] = [:]
+        var byEdit: [String: [Relation]] = [:]
         for (path, entry) in truth where entry.transform != "original" {
             let negative = originalOf[entry.group] == nil
             let scene = negative ? String(entry.group.split(separator: "#").first ?? "") : entry.group
@@ -54,7 +55,7 @@ struct PairRelationMeasurement {
             let confirmable = pairs.filter { $0.difference <= $0.limit }
             let asSimilar = confirmable.filter { $0.changed[2] > PairJudge.localChangeCells }.count
             // Per level: the largest count, and how many pairs changed more than the judge allows.
-            let counts = (0..<4).map { level in
+            let counts = (0..<4).map { level -> String in
                 let counts = confirmable.map { $0.changed[level] }
                 return "\(counts.max() ?? 0) max, \(counts.filter { $0 > PairJudge.localChangeCells }.count) over"
             }.joined(separator: " | ")
@@ -64,28 +65,49 @@ struct PairRelationMeasurement {
             print("relations \(corpus) \(edit)\(kind): \(pairs.count) pairs, \(confirmable.count) within the limit (difference median "
                   + String(format: "%.3f", Self.median(pairs.map(\.difference))) + "), \(asSimilar) of those similar by local change; "
                   + "changed interior cells at 0.15 | 0.2 | 0.25 | 0.3: \(counts); strongest 3x3 patch: \(patches); aligned: \(aligned)")
+            let blobs = confirmable.map { String(format: "%.2f/%.2f", $0.blob, $0.concentration) }.sorted().joined(separator: " ")
+            print("relations \(corpus) \(edit)\(kind): strongest 4x4 blob after alignment, mean/share of all change: \(blobs)")
         }
     }
 
+    struct Relation {
+        var difference: Float
+        var limit: Float
+        var changed: [Int]
+        var patch: Float
+        var aligned: Float = 0
+        var negative: Bool
+        /// After alignment: the mean change of the most changed 4×4 block, and its share of all change.
+        var blob: Float = 0
+        var concentration: Float = 0
+    }
+
     /// The pairing with the smallest difference relative to its limit.
-    static func easiestPairing(_ a: GroupingPhoto, _ b: GroupingPhoto, negative: Bool) -> (difference: Float, limit: Float, changed: [Int], patch: Float, aligned: Float, negative: Bool) {
+    static func easiestPairing(_ a: GroupingPhoto, _ b: GroupingPhoto, negative: Bool) -> Relation {
         let judge = PairJudge()
         var pairings = [(0, 0)]
         for k in 1...FeatureWindow.crops.count { pairings += [(k, 0), (0, k)] }
-        for k in FeatureWindow.overlayWindows { pairings.append((k + 1, k + 1)) }
-        var best: (difference: Float, limit: Float, changed: [Int], patch: Float, aligned: Float, negative: Bool)?
+        for k in FeatureWindow.overlayWindows + FeatureWindow.captionWindows { pairings.append((k + 1, k + 1)) }
+        let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
+        pairings += [(mirror, 0), (0, mirror)]
+        if a.contentBox != nil { pairings.append((content, 0)) }
+        if b.contentBox != nil { pairings.append((0, content)) }
+        var best: Relation?
         var bestPairing = Grouper.Pairing(slotA: 0, slotB: 0)
         for (slotA, slotB) in pairings {
             let cellsA = PairJudge.cells(a, slotA), cellsB = PairJudge.cells(b, slotB)
             let difference = LayoutThumbnail.difference(cellsA, cellsB)
-            let limit = slotA == 0 && slotB == 0 ? judge.frameConfirmation : judge.windowConfirmation
+            let whole: Set = [0, mirror]
+            let limit = whole.contains(slotA) && whole.contains(slotB) ? judge.frameConfirmation : judge.windowConfirmation
             if best.map({ difference / limit < $0.difference / $0.limit }) ?? true {
                 let changed = [Float(0.15), 0.2, 0.25, 0.3].map { PairJudge.changedInterior(cellsA, cellsB, level: $0) }
-                best = (difference, limit, changed, PairJudge.strongestPatch(cellsA, cellsB), 0, negative)
+                best = Relation(difference: difference, limit: limit, changed: changed, patch: PairJudge.strongestPatch(cellsA, cellsB), negative: negative)
                 bestPairing = Grouper.Pairing(slotA: slotA, slotB: slotB)
             }
         }
-        best!.aligned = PairJudge.alignedPatch(a, b, bestPairing)
+        let (alignedA, alignedB) = PairJudge.alignedCells(a, b, bestPairing)
+        best!.aligned = PairJudge.strongestPatch(alignedA, alignedB)
+        (best!.blob, best!.concentration) = PairJudge.strongestBlob(alignedA, alignedB)
         return best!
     }
 
@@ -148,13 +170,18 @@ extension PairJudge {
     /// resized, each side on its own, by coordinate descent on `LayoutThumbnail.difference`
     /// (steps of 2% down to 0.5% of the frame; about 50 comparisons), and the patch is
     /// measured where the difference is least.
-    static func alignedPatch(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Float {
+    static func alignedCells(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> ([Float], [Float]) {
         let refineA = pairing.slotA != 0 || pairing.slotB == 0
         let (moving, fixed) = refineA ? (a, b) : (b, a)
         let (movingSlot, fixedSlot) = refineA ? (pairing.slotA, pairing.slotB) : (pairing.slotB, pairing.slotA)
-        let sampler = LayoutThumbnail.sampler(moving.thumbnail)
         let target = cells(fixed, fixedSlot)
-        var window = movingSlot == 0 ? FeatureWindow.full : FeatureWindow.crops[movingSlot - 1]
+        // Mirror and content slots are refined from the whole frame (of the mirrored thumbnail).
+        let sampler = LayoutThumbnail.sampler(movingSlot == Int(Candidate.mirrorSlot) ? LayoutThumbnail.mirrored(moving.thumbnail) : moving.thumbnail)
+        var window = switch movingSlot {
+        case 0, Int(Candidate.mirrorSlot): FeatureWindow.full
+        case Int(Candidate.contentSlot): moving.contentBox ?? .full
+        default: FeatureWindow.crops[movingSlot - 1]
+        }
         var cellsHere = LayoutThumbnail.cells(of: sampler, in: window)
         var best = LayoutThumbnail.difference(cellsHere, target)
         var step = 0.02
@@ -180,7 +207,25 @@ extension PairJudge {
             }
             if !improved { step /= 2 }
         }
-        return strongestPatch(cellsHere, target)
+        return (cellsHere, target)
+    }
+
+    /// The most changed 4×4 block of cells anywhere: its mean change, and its share of the
+    /// change over all cells. A moved subject puts most of the change in one block; a crop's
+    /// or rotation's misfit spreads it over the frame.
+    static func strongestBlob(_ a: [Float], _ b: [Float]) -> (mean: Float, share: Float) {
+        let n = LayoutThumbnail.comparisonSide
+        let change = zip(a, b).map { abs($0 - $1) }
+        let total = change.reduce(0, +)
+        var strongest: Float = 0
+        for row in 0...(n - 4) {
+            for column in 0...(n - 4) {
+                var sum: Float = 0
+                for dy in 0..<4 { for dx in 0..<4 { sum += change[(row + dy) * n + column + dx] } }
+                strongest = max(strongest, sum)
+            }
+        }
+        return (strongest / 16, total > 0 ? strongest / total : 0)
     }
 
 }

@@ -1,0 +1,65 @@
+import GRDB
+import GRDBSQLite
+
+/// A prepared SQLite statement driven through SQLite's C API, for the one loop where GRDB's
+/// per-call conveniences (an argument array, a row cursor, retained values) cost more than the
+/// query itself: the walk's lookup of every file it finds, 220,000 times in a rescan of an
+/// unchanged library (bench/RESULTS.md, "Rescans"). Everything else uses GRDB.
+///
+/// Used inside one GRDB write transaction and finalized when released, before it ends.
+final class RawStatement {
+    private let statement: OpaquePointer
+    private let connection: OpaquePointer?
+
+    init(_ db: Database, sql: String) throws {
+        connection = db.sqliteConnection
+        var prepared: OpaquePointer?
+        let code = sqlite3_prepare_v2(connection, sql, -1, &prepared, nil)
+        guard code == SQLITE_OK, let prepared else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+        }
+        statement = prepared
+    }
+
+    deinit { sqlite3_finalize(statement) }
+
+    func bind(_ index: Int32, _ value: Int64) {
+        sqlite3_bind_int64(statement, index, value)
+    }
+
+    /// Binds `text` to `index` for the duration of `body` (SQLite reads it in place), runs
+    /// `body`, and resets the statement (other bindings stay).
+    func with<T>(_ text: String, at index: Int32, _ body: (RawStatement) throws -> T) rethrows -> T {
+        var text = text
+        return try text.withUTF8 { utf8 in
+            sqlite3_bind_text(statement, index, UnsafeRawPointer(utf8.baseAddress)?.assumingMemoryBound(to: CChar.self), Int32(utf8.count), nil)
+            defer {
+                sqlite3_reset(statement)
+                sqlite3_bind_null(statement, index)  // the text's buffer is gone after this call
+            }
+            return try body(self)
+        }
+    }
+
+    /// Steps once: true when a row is there to read, false when the statement is done.
+    func step() throws -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(connection)))
+        }
+    }
+
+    /// Runs a statement that returns no rows, then resets it.
+    func run() throws {
+        defer { sqlite3_reset(statement) }
+        _ = try step()
+    }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
+    func text(_ column: Int32) -> String? {
+        guard let bytes = sqlite3_column_text(statement, column) else { return nil }
+        return String(cString: bytes)
+    }
+}
