@@ -1,5 +1,6 @@
 @testable import Coordinator
 import Analysis
+import Synchronization
 import Testing
 
 /// Colour variants of one design (the same layout, other hues) are told apart by the chroma
@@ -52,5 +53,40 @@ struct ColourVariantGroupingTests {
         let photos = try library().map { photo in var photo = photo; photo.chroma = []; return photo }
         let groups = Grouper().groups(of: photos).map { Set($0.members.map(\.photoID)) }
         #expect(groups == [[1, 2, 3, 4, 5]], "\(groups)")
+    }
+}
+
+/// Grouping with the layouts read apart (`Grouper.LayoutLoader`), as the store's rows come.
+@Suite("Layouts read for candidates only", .timeLimit(.minutes(2)))
+struct LayoutLoaderTests {
+    struct LoadFailed: Error {}
+
+    @Test("rows without layouts plus a loader group as rows with them, in batches of any size; only paired photos are read")
+    func sameGroups() throws {
+        let full = try ColourVariantGroupingTests().library()
+            + [try ColourVariantGroupingTests().analysed(9, "/c/alone.jpg", SyntheticPhoto.make(seed: 79, width: 640, height: 480))]
+        let expected = Grouper().groups(of: full)
+        let light = full.map { photo in var photo = photo; photo.thumbnail = []; photo.chroma = []; return photo }
+        let byID = Dictionary(uniqueKeysWithValues: full.map { ($0.id, PhotoLayout(thumbnail: $0.thumbnail, chroma: $0.chroma)) })
+        let asked = Mutex<Set<Int64>>([])
+        for batch in [1, 3, 1_000] {
+            var grouper = Grouper()
+            grouper.judgeBatch = batch
+            let groups = try grouper.groups(of: light, layouts: { ids in
+                asked.withLock { $0.formUnion(ids) }
+                return byID.filter { ids.contains($0.key) }
+            }, shouldStop: { false })
+            #expect(groups == expected, "batch \(batch)")
+        }
+        #expect(!asked.withLock { $0 }.contains(9), "the photo no candidate pairs is never read")
+        // Without the loader the light rows fall back to what rows before pipeline 3 had (pHash
+        // and dHash): the colour variant joins the design. The loader's layouts are what split them.
+        #expect(Grouper().groups(of: light).map { Set($0.members.map(\.photoID)) } == [[1, 2, 3, 4, 5]])
+    }
+
+    @Test("a loader that fails fails the grouping")
+    func loaderFails() throws {
+        let light = try ColourVariantGroupingTests().library().map { photo in var photo = photo; photo.thumbnail = []; return photo }
+        #expect(throws: LoadFailed.self) { try Grouper().groups(of: light, layouts: { _ in throw LoadFailed() }, shouldStop: { false }) }
     }
 }

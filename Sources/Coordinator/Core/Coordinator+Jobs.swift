@@ -133,6 +133,7 @@ extension Coordinator {
         }
         let grouper = configuration.grouper
         let beforeGrouping = configuration.beforeGrouping
+        let store = self.store
         let stop = StopFlag()
         let running = groupingsRunning
         defer { stop.set() }  // a grouping whose caller stopped waiting (timeout, shutdown) ends too
@@ -141,7 +142,7 @@ extension Coordinator {
                 running.increment()
                 defer { running.decrement() }
                 beforeGrouping(stop)
-                return try grouper.groups(of: photos, shouldStop: { stop.isSet })
+                return try grouper.groups(of: photos, layouts: { try store.layouts(of: $0) }, shouldStop: { stop.isSet })
             }
         } catch let timeout as TimeoutError {
             stop.set()

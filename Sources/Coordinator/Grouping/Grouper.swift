@@ -15,6 +15,9 @@ import Foundation
 ///
 /// Similar groups join near groups (through their keepers) and single photos that are similar
 /// shots of each other, clustered the same way; they never count as duplicates.
+///
+/// Thumbnails and chroma layouts are a kilobyte a photo and only candidates are judged: the
+/// store's rows come without them, and `LayoutLoader` reads those of the paired photos.
 struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
     /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
@@ -36,15 +39,21 @@ struct Grouper: Sendable {
         var slotB: Int
     }
 
+    /// Reads the layout thumbnails and chroma layouts of the photos with these ids, for photos
+    /// that were read without them: only photos that candidate search pairs are ever judged,
+    /// so only theirs need reading (`CullStore.layouts`), not a kilobyte for every photo.
+    typealias LayoutLoader = @Sendable ([Int64]) throws -> [Int64: PhotoLayout]
+
     /// Groups `photos`, to the end.
     func groups(of photos: [GroupingPhoto]) -> [PhotoGroup] {
-        (try? groups(of: photos, shouldStop: { false })) ?? []  // never stopped: never throws
+        (try? groups(of: photos, shouldStop: { false })) ?? []  // never stopped, nothing to load: never throws
     }
 
     /// Groups `photos`; throws `CancellationError` soon after `shouldStop` says so (it is asked
     /// between chunks of the candidate search and every few thousand confirmations), so a
-    /// grouping past its deadline really ends instead of running on beside the next one.
-    func groups(of photos: [GroupingPhoto], shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError) -> [PhotoGroup] {
+    /// grouping past its deadline really ends instead of running on beside the next one, and
+    /// whatever `layouts` throws. Without `layouts`, the photos carry their thumbnails.
+    func groups(of photos: [GroupingPhoto], layouts: LayoutLoader? = nil, shouldStop: @escaping @Sendable () -> Bool) throws -> [PhotoGroup] {
         guard !photos.isEmpty else { return [] }
 
         // Exact: identical SHA-256. Near-duplicates are looked for among distinct contents only:
@@ -54,7 +63,7 @@ struct Grouper: Sendable {
         let bestCopies = Set(copiesOf.values.map { copies in copies.max { isBetterKeeper(photos[$1], than: photos[$0]) }! })
         let representatives = photos.indices.filter { photos[$0].sha256.isEmpty || bestCopies.contains($0) }
 
-        let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, shouldStop: shouldStop)
+        let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, layouts: layouts, shouldStop: shouldStop)
         let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
                             distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) }) {
             isBetterKeeper(photos[representatives[$0]], than: photos[representatives[$1]])
@@ -83,11 +92,44 @@ struct Grouper: Sendable {
 
     /// Candidates judged: near, similar and distinct pairs, as indexes into `representatives`.
     /// A pair is near if one of its pairings is (its other pairings are not judged once one
-    /// is), else distinct if one is, else similar if one is. Judged on `threads` threads: the candidates are
-    /// sorted by pair, so a pair's pairings lie together, and the threads take runs of them.
-    private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int],
-                             shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError)
+    /// is), else distinct if one is, else similar if one is. Judged on `threads` threads: the
+    /// candidates are sorted by pair, so a pair's pairings lie together, and the threads take
+    /// runs of them. With a `LayoutLoader`, batch by batch (`judgeBatch` candidates, whole
+    /// pairs): each batch reads the layouts of the photos it pairs and lets them go after.
+    private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int], layouts: LayoutLoader?,
+                             shouldStop: @escaping @Sendable () -> Bool) throws
         -> (near: [(Int, Int)], similar: [(Int, Int)], distinct: [(Int, Int)]) {
+        var candidates = try searchCandidates(photos, representatives, shouldStop: shouldStop)
+        candidates.sort { Self.pairKey($0) < Self.pairKey($1) }
+        let sorted = candidates
+        candidates = []
+        var near = Set<UInt64>(), similar = Set<UInt64>(), distinct = Set<UInt64>()
+        var start = 0
+        while start < sorted.count {
+            var end = layouts == nil ? sorted.count : min(sorted.count, start + judgeBatch)
+            while end < sorted.count, Self.pairKey(sorted[end]) == Self.pairKey(sorted[end - 1]) { end += 1 }
+            let found = try judge(sorted, start..<end, photos, representatives, layouts: layouts, shouldStop: shouldStop)
+            near.formUnion(found.near)
+            similar.formUnion(found.similar)
+            distinct.formUnion(found.distinct)
+            start = end
+        }
+        // A pair whose pairings straddled two chunks may be near in one and similar in the other.
+        distinct.subtract(near)
+        similar.subtract(near)
+        similar.subtract(distinct)
+        func pairs(_ keys: Set<UInt64>) -> [(Int, Int)] { keys.sorted().map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) } }
+        return (pairs(near), pairs(similar), pairs(distinct))
+    }
+
+    /// Candidates the judge reads in one batch when layouts are read from the store: about
+    /// 200,000 photos' layouts (240 MB) at the most, and a million photos' candidates (3.4
+    /// million at pipeline 3's plan) in 13 batches.
+    var judgeBatch = 262_144
+
+    /// Candidate search over the representatives; its hashes and tables are released on return.
+    private func searchCandidates(_ photos: [GroupingPhoto], _ representatives: [Int],
+                                  shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError) -> [Candidate] {
         var hashes = CompactHashes(plan: planWithThreshold)
         hashes.reserve(representatives.count)
         for index in representatives {
@@ -95,21 +137,37 @@ struct Grouper: Sendable {
             hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
                           content: photo.contentBox == nil ? nil : photo.contentPHash)
         }
-        var candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
+        let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
-        candidates.sort { Self.pairKey($0) < Self.pairKey($1) }
-        let judge = self.judge, sorted = candidates
-        let parts = ParallelChunks.run(count: sorted.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
+        return candidates
+    }
+
+    /// One batch of sorted candidates judged on `threads` threads, by pair key.
+    private func judge(_ sorted: [Candidate], _ batch: Range<Int>, _ photos: [GroupingPhoto], _ representatives: [Int],
+                       layouts: LayoutLoader?, shouldStop: @escaping @Sendable () -> Bool) throws
+        -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
+        let loaded = try layouts.map { try $0(Set(sorted[batch].flatMap { [$0.a, $0.b] }).map { photos[representatives[Int($0)]].id }) }
+        @Sendable func subject(_ row: Int32) -> GroupingPhoto {
+            var photo = photos[representatives[Int(row)]]
+            if let layout = loaded?[photo.id] {
+                photo.thumbnail = layout.thumbnail
+                photo.chroma = layout.chroma
+            }
+            return photo
+        }
+        let judge = self.judge
+        let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
                                        initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64]()) }) { range, found in
-            var index = range.lowerBound
-            while index < range.upperBound {
+            var index = batch.lowerBound + range.lowerBound
+            let upper = batch.lowerBound + range.upperBound
+            while index < upper {
                 let key = Self.pairKey(sorted[index])
                 var relation: PairRelation?
-                while index < range.upperBound, Self.pairKey(sorted[index]) == key {
+                while index < upper, Self.pairKey(sorted[index]) == key {
                     if relation != .near {
                         // Slot A of a pairing belongs to the candidate's photo a, whichever index is smaller.
                         let candidate = sorted[index]
-                        let judged = judge.relation(photos[representatives[Int(candidate.a)]], photos[representatives[Int(candidate.b)]],
+                        let judged = judge.relation(subject(candidate.a), subject(candidate.b),
                                                     Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB)))
                         if let judged, judged.strength > (relation?.strength ?? 0) { relation = judged }
                     }
@@ -124,12 +182,7 @@ struct Grouper: Sendable {
             }
         }
         if shouldStop() { throw CancellationError() }
-        // A pair whose pairings straddled two chunks may be near in one and similar in the other.
-        let nearKeys = Set(parts.flatMap(\.near))
-        let distinctKeys = Set(parts.flatMap(\.distinct)).subtracting(nearKeys)
-        let similarKeys = Set(parts.flatMap(\.similar)).subtracting(nearKeys).subtracting(distinctKeys)
-        func pairs(_ keys: Set<UInt64>) -> [(Int, Int)] { keys.sorted().map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) } }
-        return (pairs(nearKeys), pairs(similarKeys), pairs(distinctKeys))
+        return (parts.flatMap(\.near), parts.flatMap(\.similar), parts.flatMap(\.distinct))
     }
 
     /// The unordered pair of a candidate, as one sortable number.

@@ -112,6 +112,13 @@ struct GroupingPhoto: Sendable {
     var chroma: [UInt8] = []
 }
 
+/// What the judge reads of a photo besides its hashes: read for the photos candidate search
+/// pairs only (`CullStore.layouts`).
+struct PhotoLayout: Sendable, Equatable {
+    var thumbnail: [UInt8]
+    var chroma: [UInt8]
+}
+
 /// Storage problems, with what the user can do about them.
 struct StoreError: Error, CustomStringConvertible {
     let description: String
