@@ -56,37 +56,73 @@ struct ColourVariantGroupingTests {
     }
 }
 
-/// Grouping with the layouts read apart (`Grouper.LayoutLoader`), as the store's rows come.
-@Suite("Layouts read for candidates only", .timeLimit(.minutes(2)))
-struct LayoutLoaderTests {
+/// Grouping with window hashes and layouts read apart (`GroupingFeatureSource`), as the
+/// store's rows come.
+@Suite("Features read where they are needed", .timeLimit(.minutes(2)))
+struct FeatureSourceTests {
     struct LoadFailed: Error {}
 
-    @Test("rows without layouts plus a loader group as rows with them, in batches of any size; only paired photos are read")
-    func sameGroups() throws {
-        let full = try ColourVariantGroupingTests().library()
-            + [try ColourVariantGroupingTests().analysed(9, "/c/alone.jpg", SyntheticPhoto.make(seed: 79, width: 640, height: 480))]
-        let expected = Grouper().groups(of: full)
-        let light = full.map { photo in var photo = photo; photo.thumbnail = []; photo.chroma = []; return photo }
-        let byID = Dictionary(uniqueKeysWithValues: full.map { ($0.id, PhotoLayout(thumbnail: $0.thumbnail, chroma: $0.chroma)) })
+    /// Features held in memory, recording which photos' layouts were asked for.
+    final class HeldFeatures: GroupingFeatureSource {
+        let photos: [Int64: GroupingPhoto]
         let asked = Mutex<Set<Int64>>([])
+        let fails: Bool
+
+        init(photos: [Int64: GroupingPhoto], fails: Bool = false) {
+            self.photos = photos
+            self.fails = fails
+        }
+
+        func candidateHashes(of ids: [Int64], plan: CandidatePlan) throws -> CompactHashes {
+            var hashes = CompactHashes(plan: plan)
+            for id in ids {
+                let photo = photos[id]!
+                hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
+                              content: photo.contentBox == nil ? nil : photo.contentPHash)
+            }
+            return hashes
+        }
+
+        func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {
+            if fails { throw LoadFailed() }
+            asked.withLock { $0.formUnion(ids) }
+            return Dictionary(uniqueKeysWithValues: ids.map { ($0, PhotoLayout(thumbnail: photos[$0]!.thumbnail, chroma: photos[$0]!.chroma)) })
+        }
+
+        func windowHashes(of ids: [Int64]) throws -> [Int64: [UInt64]] {
+            Dictionary(uniqueKeysWithValues: ids.map { ($0, photos[$0]!.windowPHashes) })
+        }
+    }
+
+    func library() throws -> [GroupingPhoto] {
+        try ColourVariantGroupingTests().library()
+            + [try ColourVariantGroupingTests().analysed(9, "/c/alone.jpg", SyntheticPhoto.make(seed: 79, width: 640, height: 480))]
+    }
+
+    func light(_ photos: [GroupingPhoto]) -> [GroupingPhoto] {
+        photos.map { photo in var photo = photo; photo.thumbnail = []; photo.chroma = []; photo.windowPHashes = []; return photo }
+    }
+
+    @Test("rows without windows or layouts plus a feature source group as rows with them, distances too, in batches of any size; only paired photos' layouts are read")
+    func sameGroups() throws {
+        let full = try library()
+        let expected = Grouper().groups(of: full)
+        let features = HeldFeatures(photos: Dictionary(uniqueKeysWithValues: full.map { ($0.id, $0) }))
         for batch in [1, 3, 1_000] {
             var grouper = Grouper()
             grouper.judgeBatch = batch
-            let groups = try grouper.groups(of: light, layouts: { ids in
-                asked.withLock { $0.formUnion(ids) }
-                return byID.filter { ids.contains($0.key) }
-            }, shouldStop: { false })
-            #expect(groups == expected, "batch \(batch)")
+            #expect(try grouper.groups(of: light(full), features: features, shouldStop: { false }) == expected, "batch \(batch)")
         }
-        #expect(!asked.withLock { $0 }.contains(9), "the photo no candidate pairs is never read")
-        // Without the loader the light rows fall back to what rows before pipeline 3 had (pHash
-        // and dHash): the colour variant joins the design. The loader's layouts are what split them.
-        #expect(Grouper().groups(of: light).map { Set($0.members.map(\.photoID)) } == [[1, 2, 3, 4, 5]])
+        #expect(!features.asked.withLock { $0 }.contains(9), "the photo no candidate pairs is never read")
+        // Without the source the light rows fall back to what rows before pipeline 3 had (pHash
+        // and dHash): the colour variant joins the design. The source's layouts split them.
+        #expect(Grouper().groups(of: light(full)).map { Set($0.members.map(\.photoID)) } == [[1, 2, 3, 4, 5]])
     }
 
-    @Test("a loader that fails fails the grouping")
-    func loaderFails() throws {
-        let light = try ColourVariantGroupingTests().library().map { photo in var photo = photo; photo.thumbnail = []; return photo }
-        #expect(throws: LoadFailed.self) { try Grouper().groups(of: light, layouts: { _ in throw LoadFailed() }, shouldStop: { false }) }
+    @Test("a source that fails fails the grouping")
+    func sourceFails() throws {
+        let full = try library()
+        let features = HeldFeatures(photos: Dictionary(uniqueKeysWithValues: full.map { ($0.id, $0) }), fails: true)
+        #expect(throws: LoadFailed.self) { try Grouper().groups(of: light(full), features: features, shouldStop: { false }) }
     }
 }

@@ -47,7 +47,15 @@ struct FeatureStorageTests {
         _ = try await store.applyResults([ReceivedResult(result: result, workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         let photos = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id))).sorted { $0.pHash < $1.pHash }
         #expect(photos.count == 3)
-        #expect(photos.allSatisfy { $0.windowPHashes == windows })
+        // Window hashes are read apart: whole for listings, the plan's for candidate search.
+        #expect(photos.allSatisfy { $0.windowPHashes.isEmpty }, "grouping's input leaves the window hashes out")
+        let stored = try store.windowHashes(of: photos.map(\.id))
+        #expect(photos.allSatisfy { stored[$0.id] == windows })
+        let plan = CandidatePlan()
+        let hashes = try store.candidateHashes(of: photos.map(\.id).reversed(), plan: plan)
+        #expect(hashes.count == 3 && hashes.frames == [2, 1, 0], "one row per id, in the order asked")
+        #expect(plan.windows.allSatisfy { k in hashes.window(0, k) == windows[k] })
+        #expect(hashes.mirrors == [0xC0FFEE + 2, 0, 0xC0FFEE] && hashes.contentRows == [2] && hashes.contents == [0xFEED])
         #expect(photos.map(\.mirrorPHash) == [0xC0FFEE, nil, 0xC0FFEE + 2], "0 is a worker before pipeline 4: no mirror hash")
         #expect(photos[0].contentBox.map { [$0.x, $0.y, $0.width, $0.height].map { Float($0) } } == [0, 0.1, 1, 0.8])
         #expect(photos[0].contentPHash == 0xFEED)

@@ -6,29 +6,49 @@ import Testing
 /// A benchmark, not a test: the whole `Grouper` (candidate search, judging every candidate on
 /// the thumbnails, clustering) on realistic rows (`RealisticLibrary`), as bench/grouping.sh
 /// runs it in a release build. Skipped unless CULL_BENCH_GROUPING names the photo counts and
-/// CULL_FEATURE_MODEL the model file. Prints the time, the peak RSS and how many planted
-/// copies ended in their photo's group.
+/// CULL_FEATURE_MODEL the model file. The rows are light, as the store's are, and the
+/// window hashes and layouts come through a `GroupingFeatureSource` that works them out from
+/// the library's recipes when asked (as the store reads them from SQLite). Prints the time,
+/// the peak RSS and how many planted copies ended in their photo's group.
 @Suite("Grouping at library scale (benchmark)", .serialized, .timeLimit(.minutes(30)))
 struct GroupingScaleBenchmark {
     static let environment = ProcessInfo.processInfo.environment
     static let sizes: [Int] = (environment["CULL_BENCH_GROUPING"] ?? "").split(separator: ",").compactMap { Int($0) }
 
+    /// Features of a generated library, worked out per request (ids are row numbers).
+    struct GeneratedFeatures: GroupingFeatureSource {
+        let library: RealisticLibrary
+
+        func candidateHashes(of ids: [Int64], plan: CandidatePlan) throws -> CompactHashes {
+            library.compactHashes(plan: plan, rows: ids.map { Int($0) })
+        }
+
+        func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {
+            Dictionary(uniqueKeysWithValues: ids.map { ($0, PhotoLayout(thumbnail: library.thumbnail(Int($0)), chroma: [])) })
+        }
+
+        func windowHashes(of ids: [Int64]) throws -> [Int64: [UInt64]] {
+            Dictionary(uniqueKeysWithValues: ids.map { ($0, library.windows(Int($0))) })
+        }
+    }
+
     @Test("group N realistic photos", .enabled(if: !sizes.isEmpty), arguments: sizes)
     func scale(count: Int) throws {
         let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
         let library = RealisticLibrary.generate(count: count, model: model)
-        let photos = (0..<count).map(library.photo)
+        let photos = (0..<count).map(library.lightPhoto)
         let rss = CandidateSearchBenchmark.peakRSS()
         let clock = ContinuousClock()
         var groups: [PhotoGroup] = []
-        let elapsed = clock.measure { groups = Grouper().groups(of: photos) }
+        let features = GeneratedFeatures(library: library)
+        let elapsed = try clock.measure { groups = try Grouper().groups(of: photos, features: features, shouldStop: { false }) }
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var groupOf: [Int64: Int] = [:]
         for (index, group) in groups.enumerated() where group.kind != .similar { for member in group.members { groupOf[member.photoID] = index } }
         let planted = (0..<count).filter { library.copyOf[$0] >= 0 }
         let together = planted.filter { row in groupOf[Int64(row)].map { $0 == groupOf[Int64(library.copyOf[row])] } ?? false }.count
         print("grouping \(count) photos: \(String(format: "%.2f", seconds)) s, \(String(format: "%.0f", Double(count) / seconds)) photos/s, "
-              + "\(groups.count) groups; peak RSS \(rss) MiB before grouping (the rows with their thumbnails), "
+              + "\(groups.count) groups; peak RSS \(rss) MiB before grouping (the light rows and the library's recipes), "
               + "\(CandidateSearchBenchmark.peakRSS()) MiB after; planted copies grouped with their photo: \(together)/\(planted.count)")
         #expect(together > 0)
     }

@@ -142,7 +142,7 @@ extension Coordinator {
                 running.increment()
                 defer { running.decrement() }
                 beforeGrouping(stop)
-                return try grouper.groups(of: photos, layouts: { try store.layouts(of: $0) }, shouldStop: { stop.isSet })
+                return try grouper.groups(of: photos, features: store, shouldStop: { stop.isSet })
             }
         } catch let timeout as TimeoutError {
             stop.set()

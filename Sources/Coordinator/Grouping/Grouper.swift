@@ -16,8 +16,8 @@ import Foundation
 /// Similar groups join near groups (through their keepers) and single photos that are similar
 /// shots of each other, clustered the same way; they never count as duplicates.
 ///
-/// Thumbnails and chroma layouts are a kilobyte a photo and only candidates are judged: the
-/// store's rows come without them, and `LayoutLoader` reads those of the paired photos.
+/// Window hashes, thumbnails and chroma layouts are 1.6 KiB a photo: the store's rows come
+/// without them, and a `GroupingFeatureSource` reads each where it is needed.
 struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
     /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
@@ -39,11 +39,6 @@ struct Grouper: Sendable {
         var slotB: Int
     }
 
-    /// Reads the layout thumbnails and chroma layouts of the photos with these ids, for photos
-    /// that were read without them: only photos that candidate search pairs are ever judged,
-    /// so only theirs need reading (`CullStore.layouts`), not a kilobyte for every photo.
-    typealias LayoutLoader = @Sendable ([Int64]) throws -> [Int64: PhotoLayout]
-
     /// Groups `photos`, to the end.
     func groups(of photos: [GroupingPhoto]) -> [PhotoGroup] {
         (try? groups(of: photos, shouldStop: { false })) ?? []  // never stopped, nothing to load: never throws
@@ -52,8 +47,10 @@ struct Grouper: Sendable {
     /// Groups `photos`; throws `CancellationError` soon after `shouldStop` says so (it is asked
     /// between chunks of the candidate search and every few thousand confirmations), so a
     /// grouping past its deadline really ends instead of running on beside the next one, and
-    /// whatever `layouts` throws. Without `layouts`, the photos carry their thumbnails.
-    func groups(of photos: [GroupingPhoto], layouts: LayoutLoader? = nil, shouldStop: @escaping @Sendable () -> Bool) throws -> [PhotoGroup] {
+    /// whatever `features` throws. Without `features`, the photos carry their window hashes
+    /// and layouts themselves.
+    func groups(of photos: [GroupingPhoto], features: (any GroupingFeatureSource)? = nil,
+                shouldStop: @escaping @Sendable () -> Bool) throws -> [PhotoGroup] {
         guard !photos.isEmpty else { return [] }
 
         // Exact: identical SHA-256. Near-duplicates are looked for among distinct contents only:
@@ -63,7 +60,7 @@ struct Grouper: Sendable {
         let bestCopies = Set(copiesOf.values.map { copies in copies.max { isBetterKeeper(photos[$1], than: photos[$0]) }! })
         let representatives = photos.indices.filter { photos[$0].sha256.isEmpty || bestCopies.contains($0) }
 
-        let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, layouts: layouts, shouldStop: shouldStop)
+        let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, shouldStop: shouldStop)
         let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
                             distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) }) {
             isBetterKeeper(photos[representatives[$0]], than: photos[representatives[$1]])
@@ -79,12 +76,16 @@ struct Grouper: Sendable {
             if !copies.contains(where: grouped.contains) { components.append(copies) }
         }
 
+        // The distances a listing shows use the window hashes: read for group members only.
+        var listed = Set(components.joined())
+        for (a, b) in similarPairs { listed.insert(representatives[a]); listed.insert(representatives[b]) }
+        let windows = try features?.windowHashes(of: listed.map { photos[$0].id }) ?? [:]
         var groups: [PhotoGroup] = components.map { members in
             let keeper = members.max { isBetterKeeper(photos[$1], than: photos[$0]) }!
             let allIdentical = Set(members.map { photos[$0].sha256 }).count == 1 && !photos[keeper].sha256.isEmpty
-            return group(allIdentical ? .exact : .near, members: members, keeper: keeper, photos)
+            return group(allIdentical ? .exact : .near, members: members, keeper: keeper, photos, windows: windows)
         }
-        groups += similarGroups(similarPairs, near: near, representatives: representatives, photos, duplicateGroups: groups)
+        groups += similarGroups(similarPairs, near: near, representatives: representatives, photos, windows: windows, duplicateGroups: groups)
         // Stable order: by the keeper's path, duplicates first.
         let pathOf = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0.path) })
         return groups.sorted { ($0.kind == .similar ? 1 : 0, pathOf[$0.keeper]!) < ($1.kind == .similar ? 1 : 0, pathOf[$1.keeper]!) }
@@ -94,21 +95,21 @@ struct Grouper: Sendable {
     /// A pair is near if one of its pairings is (its other pairings are not judged once one
     /// is), else distinct if one is, else similar if one is. Judged on `threads` threads: the
     /// candidates are sorted by pair, so a pair's pairings lie together, and the threads take
-    /// runs of them. With a `LayoutLoader`, batch by batch (`judgeBatch` candidates, whole
+    /// runs of them. With a feature source, batch by batch (`judgeBatch` candidates, whole
     /// pairs): each batch reads the layouts of the photos it pairs and lets them go after.
-    private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int], layouts: LayoutLoader?,
+    private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
                              shouldStop: @escaping @Sendable () -> Bool) throws
         -> (near: [(Int, Int)], similar: [(Int, Int)], distinct: [(Int, Int)]) {
-        var candidates = try searchCandidates(photos, representatives, shouldStop: shouldStop)
+        var candidates = try searchCandidates(photos, representatives, features: features, shouldStop: shouldStop)
         candidates.sort { Self.pairKey($0) < Self.pairKey($1) }
         let sorted = candidates
         candidates = []
         var near = Set<UInt64>(), similar = Set<UInt64>(), distinct = Set<UInt64>()
         var start = 0
         while start < sorted.count {
-            var end = layouts == nil ? sorted.count : min(sorted.count, start + judgeBatch)
+            var end = features == nil ? sorted.count : min(sorted.count, start + judgeBatch)
             while end < sorted.count, Self.pairKey(sorted[end]) == Self.pairKey(sorted[end - 1]) { end += 1 }
-            let found = try judge(sorted, start..<end, photos, representatives, layouts: layouts, shouldStop: shouldStop)
+            let found = try judge(sorted, start..<end, photos, representatives, features: features, shouldStop: shouldStop)
             near.formUnion(found.near)
             similar.formUnion(found.similar)
             distinct.formUnion(found.distinct)
@@ -128,14 +129,20 @@ struct Grouper: Sendable {
     var judgeBatch = 262_144
 
     /// Candidate search over the representatives; its hashes and tables are released on return.
-    private func searchCandidates(_ photos: [GroupingPhoto], _ representatives: [Int],
-                                  shouldStop: @escaping @Sendable () -> Bool) throws(CancellationError) -> [Candidate] {
-        var hashes = CompactHashes(plan: planWithThreshold)
-        hashes.reserve(representatives.count)
-        for index in representatives {
-            let photo = photos[index]
-            hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
-                          content: photo.contentBox == nil ? nil : photo.contentPHash)
+    private func searchCandidates(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
+                                  shouldStop: @escaping @Sendable () -> Bool) throws -> [Candidate] {
+        let hashes: CompactHashes
+        if let features {
+            hashes = try features.candidateHashes(of: representatives.map { photos[$0].id }, plan: planWithThreshold)
+        } else {
+            var held = CompactHashes(plan: planWithThreshold)
+            held.reserve(representatives.count)
+            for index in representatives {
+                let photo = photos[index]
+                held.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
+                            content: photo.contentBox == nil ? nil : photo.contentPHash)
+            }
+            hashes = held
         }
         let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
@@ -144,9 +151,9 @@ struct Grouper: Sendable {
 
     /// One batch of sorted candidates judged on `threads` threads, by pair key.
     private func judge(_ sorted: [Candidate], _ batch: Range<Int>, _ photos: [GroupingPhoto], _ representatives: [Int],
-                       layouts: LayoutLoader?, shouldStop: @escaping @Sendable () -> Bool) throws
+                       features: (any GroupingFeatureSource)?, shouldStop: @escaping @Sendable () -> Bool) throws
         -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
-        let loaded = try layouts.map { try $0(Set(sorted[batch].flatMap { [$0.a, $0.b] }).map { photos[representatives[Int($0)]].id }) }
+        let loaded = try features?.layouts(of: Set(sorted[batch].flatMap { [$0.a, $0.b] }).map { photos[representatives[Int($0)]].id })
         @Sendable func subject(_ row: Int32) -> GroupingPhoto {
             var photo = photos[representatives[Int(row)]]
             if let layout = loaded?[photo.id] {
@@ -205,7 +212,7 @@ struct Grouper: Sendable {
     /// Similar groups: each duplicate group stands as one unit (its keeper), each photo in none
     /// as another; units with similar pairs between them are clustered like near pairs. A
     /// group lists each unit's keeper: the shots to choose from, not copies to remove.
-    private func similarGroups(_ pairs: [(Int, Int)], near: [[Int]], representatives: [Int], _ photos: [GroupingPhoto],
+    private func similarGroups(_ pairs: [(Int, Int)], near: [[Int]], representatives: [Int], _ photos: [GroupingPhoto], windows: [Int64: [UInt64]],
                                duplicateGroups: [PhotoGroup]) -> [PhotoGroup] {
         guard !pairs.isEmpty else { return [] }
         // Units: near clusters first, then every other representative on its own.
@@ -229,19 +236,26 @@ struct Grouper: Sendable {
         }
         return clustered.map { units in
             let members = units.map { unitPhoto[$0] }
-            return group(.similar, members: members, keeper: members.max { isBetterKeeper(photos[$1], than: photos[$0]) }!, photos)
+            return group(.similar, members: members, keeper: members.max { isBetterKeeper(photos[$1], than: photos[$0]) }!, photos, windows: windows)
         }
     }
 
-    private func group(_ kind: PhotoGroup.Kind, members: [Int], keeper: Int, _ photos: [GroupingPhoto]) -> PhotoGroup {
-        PhotoGroup(
+    /// A group of `members` (indexes into `photos`); `windows` holds the window hashes of photos
+    /// read without them (their distance to the keeper uses every pairing grouping compares).
+    private func group(_ kind: PhotoGroup.Kind, members: [Int], keeper: Int, _ photos: [GroupingPhoto], windows: [Int64: [UInt64]]) -> PhotoGroup {
+        func withWindows(_ index: Int) -> GroupingPhoto {
+            var photo = photos[index]
+            if photo.windowPHashes.isEmpty, let held = windows[photo.id] { photo.windowPHashes = held }
+            return photo
+        }
+        return PhotoGroup(
             kind: kind,
             keeper: photos[keeper].id,
             members: members.sorted { photos[$0].path < photos[$1].path }.map { index in
                 PhotoGroup.Member(
                     photoID: photos[index].id,
                     distance: photos[index].sha256 == photos[keeper].sha256 && !photos[index].sha256.isEmpty
-                        ? 0 : Self.closestHashDistance(photos[index], photos[keeper]))
+                        ? 0 : Self.closestHashDistance(withWindows(index), withWindows(keeper)))
             })
     }
 

@@ -14,12 +14,12 @@ extension CullStore {
 
     /// What grouping reads of a scan, one row at a time from a cursor (fetching every row
     /// first and mapping after would hold each photo's blobs twice at the peak), without the
-    /// layout thumbnails and chroma layouts: the judge reads those for the photos candidate
-    /// search pairs (`layouts`), a kilobyte a photo that most photos never need.
+    /// window hashes, layout thumbnails and chroma layouts: grouping reads those where it needs
+    /// them (`GroupingFeatureSource`, CullStore+GroupingFeatures.swift).
     func groupingInput(scan: ScanRecord) async throws -> [GroupingPhoto] {
         try await writer.read { db in
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT p.id, p.path, p.sha256, p.phash, p.dhash, f.window_phashes, p.width, p.height, p.size, p.sharpness,
+                SELECT p.id, p.path, p.sha256, p.phash, p.dhash, p.width, p.height, p.size, p.sharpness,
                     p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash
                 FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ? AND p.seen_generation = ? AND p.status = ?
@@ -30,34 +30,15 @@ extension CullStore {
                 photos.append(GroupingPhoto(
                     id: row[0], path: row[1], sha256: [UInt8]((row[2] as Data?) ?? Data()),
                     pHash: UInt64(bitPattern: row[3] ?? 0), dHash: UInt64(bitPattern: row[4] ?? 0),
-                    windowPHashes: WindowHashesColumn.decode(row[5]),
-                    width: row[6] ?? 0, height: row[7] ?? 0, fileSize: row[8],
-                    sharpness: row[9] ?? 0, fromPreview: row[10],
-                    captureTime: (row[11] as String?).flatMap(CaptureTime.seconds),
-                    mirrorPHash: (row[12] as Int64?).map { UInt64(bitPattern: $0) },
-                    contentBox: ContentBoxColumn.decode(row[13]),
-                    contentPHash: (row[14] as Int64?).map { UInt64(bitPattern: $0) }))
+                    width: row[5] ?? 0, height: row[6] ?? 0, fileSize: row[7],
+                    sharpness: row[8] ?? 0, fromPreview: row[9],
+                    captureTime: (row[10] as String?).flatMap(CaptureTime.seconds),
+                    mirrorPHash: (row[11] as Int64?).map { UInt64(bitPattern: $0) },
+                    contentBox: ContentBoxColumn.decode(row[12]),
+                    contentPHash: (row[13] as Int64?).map { UInt64(bitPattern: $0) }))
             }
             return photos
         }
-    }
-
-    /// The layout thumbnails and chroma layouts of these photos (those that have them), read
-    /// in chunks. Synchronous: grouping calls it from its own thread, never the cooperative pool.
-    func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {
-        var layouts: [Int64: PhotoLayout] = [:]
-        layouts.reserveCapacity(ids.count)
-        try writer.read { db in
-            for chunk in ids.chunked(into: 500) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, thumbnail, chroma FROM photo_features WHERE photo_id IN (\(marks))",
-                                               arguments: StatementArguments(chunk))
-                while let row = try rows.next() {
-                    layouts[row[0]] = PhotoLayout(thumbnail: [UInt8]((row[1] as Data?) ?? Data()), chroma: [UInt8]((row[2] as Data?) ?? Data()))
-                }
-            }
-        }
-        return layouts
     }
 
     /// Stores a scan's groups and marks it done, only if it is still the running, current scan

@@ -93,12 +93,21 @@ struct RealisticLibrary {
                       contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)
     }
 
-    /// The hashes a plan reads, for `CandidateSearch`.
-    func compactHashes(plan: CandidatePlan) -> CompactHashes {
+    /// A row as the store's grouping input has it: without window hashes and layouts.
+    func lightPhoto(_ row: Int) -> GroupingPhoto {
+        GroupingPhoto(id: Int64(row), path: "/lib/\(row).jpg", sha256: Array(String(row).utf8), pHash: frames[row], dHash: 0,
+                      width: 4000, height: 3000, fileSize: 4_000_000, sharpness: 1,
+                      mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
+                      contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
+                      contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)
+    }
+
+    /// The hashes a plan reads, for `CandidateSearch`: of `rows` (every row if nil), in order.
+    func compactHashes(plan: CandidatePlan, rows: [Int]? = nil) -> CompactHashes {
         var hashes = CompactHashes(plan: plan)
-        hashes.reserve(count)
+        hashes.reserve(rows?.count ?? count)
         var all = [UInt64](repeating: 0, count: Self.windowCount)
-        for row in 0..<count {
+        for row in rows ?? Array(0..<count) {
             for k in hashes.held { all[k] = hash(row, slot: k + 1) }
             hashes.append(frame: frames[row], windows: all, mirror: hash(row, slot: Int(Candidate.mirrorSlot)),
                           content: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)

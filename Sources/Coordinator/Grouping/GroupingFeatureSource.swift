@@ -1,0 +1,20 @@
+import Analysis
+
+/// Where grouping reads what the store's rows leave out (`CullStore` is one). A scan's rows
+/// (`CullStore.groupingInput`) carry what every photo needs: sizes, paths, digests, the frame's
+/// hashes. The rest is read when it is needed and let go after, so a million photos never hold
+/// their window hashes twice or their thumbnails at all:
+///
+/// - the plan's candidate hashes, straight into the search's compact columns;
+/// - the layouts (thumbnail, chroma) of the photos a batch of candidates pairs;
+/// - the window hashes of group members, for the distances a listing shows.
+///
+/// Called from grouping's own thread (a blocking queue), never from the cooperative pool.
+protocol GroupingFeatureSource: Sendable {
+    /// The candidate hashes of these photos for `plan`, one row per id, in the order given.
+    func candidateHashes(of ids: [Int64], plan: CandidatePlan) throws -> CompactHashes
+    /// The layouts of those of these photos that have them.
+    func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout]
+    /// The window hashes of those of these photos that have them.
+    func windowHashes(of ids: [Int64]) throws -> [Int64: [UInt64]]
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+
+/// What grouping reads besides a scan's rows (`GroupingFeatureSource`), by photo id, in chunks.
+/// Synchronous: grouping calls it from its own thread, never the cooperative pool.
+extension CullStore: GroupingFeatureSource {
+    /// Ids per query: far under SQLite's limit on bound parameters.
+    static let featureChunk = 500
+
+    func candidateHashes(of ids: [Int64], plan: CandidatePlan) throws -> CompactHashes {
+        var hashes = CompactHashes(plan: plan)
+        hashes.reserve(ids.count)
+        try writer.read { db in
+            for chunk in ids.chunked(into: Self.featureChunk) {
+                var rows: [Int64: (frame: UInt64, windows: [UInt64], mirror: UInt64?, content: UInt64?)] = [:]
+                let cursor = try Row.fetchCursor(db, sql: """
+                    SELECT p.id, p.phash, f.window_phashes, f.mirror_phash, f.content_box, f.content_phash
+                    FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id WHERE p.id IN (\(Self.marks(chunk.count)))
+                    """, arguments: StatementArguments(chunk))
+                while let row = try cursor.next() {
+                    let hasBox = ContentBoxColumn.decode(row[4]) != nil
+                    rows[row[0]] = (UInt64(bitPattern: row[1] ?? 0), WindowHashesColumn.decode(row[2]),
+                                    (row[3] as Int64?).map { UInt64(bitPattern: $0) },
+                                    hasBox ? (row[5] as Int64?).map { UInt64(bitPattern: $0) } : nil)
+                }
+                // In the order asked: row k of the hashes is the k-th id. A photo gone since
+                // (it cannot be: grouping reads a finished scan) would still take its row.
+                for id in chunk {
+                    let row = rows[id] ?? (0, [], nil, nil)
+                    hashes.append(frame: row.frame, windows: row.windows, mirror: row.mirror, content: row.content)
+                }
+            }
+        }
+        return hashes
+    }
+
+    func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {
+        var layouts: [Int64: PhotoLayout] = [:]
+        layouts.reserveCapacity(ids.count)
+        try writer.read { db in
+            for chunk in ids.chunked(into: Self.featureChunk) {
+                let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, thumbnail, chroma FROM photo_features WHERE photo_id IN (\(Self.marks(chunk.count)))",
+                                               arguments: StatementArguments(chunk))
+                while let row = try rows.next() {
+                    layouts[row[0]] = PhotoLayout(thumbnail: [UInt8]((row[1] as Data?) ?? Data()), chroma: [UInt8]((row[2] as Data?) ?? Data()))
+                }
+            }
+        }
+        return layouts
+    }
+
+    func windowHashes(of ids: [Int64]) throws -> [Int64: [UInt64]] {
+        var windows: [Int64: [UInt64]] = [:]
+        windows.reserveCapacity(ids.count)
+        try writer.read { db in
+            for chunk in ids.chunked(into: Self.featureChunk) {
+                let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, window_phashes FROM photo_features WHERE photo_id IN (\(Self.marks(chunk.count)))",
+                                               arguments: StatementArguments(chunk))
+                while let row = try rows.next() { windows[row[0]] = WindowHashesColumn.decode(row[1]) }
+            }
+        }
+        return windows
+    }
+
+    private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
+}
