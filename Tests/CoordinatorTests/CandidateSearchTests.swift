@@ -57,6 +57,22 @@ struct CandidateSearchTests {
         #expect(Set(found) == expected)
     }
 
+    @Test("crop windows read a chunk of rows at a time find what held ones find; a failing source fails the search")
+    func streamedCropWindows() throws {
+        let plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 12, 30, 49], cropRadius: 6, overlayWindows: [0, 24], overlayRadius: 5, pieces: 4)
+        let (held, all) = Self.hashes(plan: plan, count: 1500)
+        var light = CompactHashes(plan: plan, holdingCropWindows: false)
+        for row in all { light.append(frame: row[0], windows: Array(row.dropFirst())) }
+        #expect(light.held == [0, 24], "only the overlay windows are held")
+        let source: CandidateSearch.CropWindowSource = { range in
+            range.flatMap { row in plan.cropWindows.map { k in all[row].count > 1 ? all[row][k + 1] : 0 } }
+        }
+        let streamed = try CandidateSearch(light).candidates(threads: 2, cropWindows: source)
+        #expect(Set(streamed) == Set(CandidateSearch(held).candidates(threads: 2)))
+        struct Failed: Error {}
+        #expect(throws: Failed.self) { try CandidateSearch(light).candidates(threads: 2, cropWindows: { _ in throw Failed() }) }
+    }
+
     @Test("a stopped search ends early, and progress counts the rows searched")
     func stops() {
         // Radius 0 and one window: cheap, so the test measures stopping, not searching.

@@ -73,14 +73,18 @@ struct FeatureSourceTests {
             self.fails = fails
         }
 
-        func candidateHashes(of ids: [Int64], plan: CandidatePlan) throws -> CompactHashes {
-            var hashes = CompactHashes(plan: plan)
+        func candidateHashes(of ids: [Int64], plan: CandidatePlan, holdingCropWindows: Bool) throws -> CompactHashes {
+            var hashes = CompactHashes(plan: plan, holdingCropWindows: holdingCropWindows)
             for id in ids {
                 let photo = photos[id]!
                 hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
                               content: photo.contentBox == nil ? nil : photo.contentPHash)
             }
             return hashes
+        }
+
+        func cropWindows(of ids: ArraySlice<Int64>, plan: CandidatePlan) throws -> [UInt64] {
+            ids.flatMap { id in plan.cropWindows.map { photos[id]!.windowPHashes[$0] } }
         }
 
         func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {

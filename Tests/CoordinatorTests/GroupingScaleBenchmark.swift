@@ -19,8 +19,12 @@ struct GroupingScaleBenchmark {
     struct GeneratedFeatures: GroupingFeatureSource {
         let library: RealisticLibrary
 
-        func candidateHashes(of ids: [Int64], plan: CandidatePlan) throws -> CompactHashes {
-            library.compactHashes(plan: plan, rows: ids.map { Int($0) })
+        func candidateHashes(of ids: [Int64], plan: CandidatePlan, holdingCropWindows: Bool) throws -> CompactHashes {
+            library.compactHashes(plan: plan, rows: ids.map { Int($0) }, holdingCropWindows: holdingCropWindows)
+        }
+
+        func cropWindows(of ids: ArraySlice<Int64>, plan: CandidatePlan) throws -> [UInt64] {
+            ids.flatMap { id in plan.cropWindows.map { library.hash(Int(id), slot: $0 + 1) } }
         }
 
         func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {

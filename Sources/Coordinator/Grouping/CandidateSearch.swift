@@ -71,14 +71,17 @@ struct CompactHashes: Sendable {
     /// Bordered rows and their content pHashes.
     private(set) var contentRows: [Int32] = []
     private(set) var contents: [UInt64] = []
-    /// The windows held (`plan.windows`, worked out once: a row reads them 40 times).
+    /// The windows held (`plan.windows`, worked out once: a row reads them 40 times; or only
+    /// the overlay windows, when the crop windows are read a chunk of rows at a time).
     let held: [Int]
     /// Where each window of `FeatureWindow.crops` is in a row of `windows` (-1: not held).
     let column: [Int]
 
-    init(plan: CandidatePlan) {
+    /// `holdingCropWindows` false: only the overlay windows are held (the tables need every
+    /// row's); the search reads the crop windows chunk by chunk (`CropWindowSource`).
+    init(plan: CandidatePlan, holdingCropWindows: Bool = true) {
         self.plan = plan
-        held = plan.windows
+        held = holdingCropWindows ? plan.windows : Array(Set(plan.overlayWindows)).sorted()
         var column = [Int](repeating: -1, count: FeatureWindow.crops.count)
         for (position, k) in held.enumerated() { column[k] = position }
         self.column = column
@@ -121,7 +124,15 @@ struct CompactHashes: Sendable {
 /// the bordered photos' contents. The tables cost 48 bytes per hash at four pieces.
 ///
 /// Runs on `threads` threads of its own (`ParallelChunks`): call it from a blocking queue.
+///
+/// The crop windows (40 a photo in the default plan: most of the search's memory) need not be
+/// held: with a `CropWindowSource` each chunk of rows reads its own and lets them go.
 struct CandidateSearch: Sendable {
+    /// The plan's crop windows (`plan.cropWindows`, in that order) of the rows in a range:
+    /// `range.count × plan.cropWindows.count` hashes, row after row; a row without a window has
+    /// `FeatureWindow.crops.count` or fewer windows and reads as such through `windowCounts`.
+    typealias CropWindowSource = @Sendable (Range<Int>) throws -> [UInt64]
+
     let hashes: CompactHashes
     private let frameIndex: MultiIndexHash
     /// Per overlay window: the rows that have it, and a table of their hashes of it.
@@ -151,11 +162,36 @@ struct CandidateSearch: Sendable {
     /// rows they find.
     func candidates(threads: Int, rows: [Int]? = nil, shouldStop: @escaping @Sendable () -> Bool = { false },
                     progress: @escaping @Sendable (Int) -> Void = { _ in }) -> [Candidate] {
+        // Without a source nothing can fail.
+        (try? candidates(threads: threads, rows: rows, cropWindows: nil, shouldStop: shouldStop, progress: progress)) ?? []
+    }
+
+    /// The same, reading the crop windows through `cropWindows` a chunk of rows at a time (the
+    /// hashes then hold only the overlay windows); throws what the source throws.
+    func candidates(threads: Int, rows: [Int]? = nil, cropWindows: CropWindowSource?, shouldStop: @escaping @Sendable () -> Bool = { false },
+                    progress: @escaping @Sendable (Int) -> Void = { _ in }) throws -> [Candidate] {
         let plan = hashes.plan
-        let parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, shouldStop: shouldStop, progress: progress,
+        let failure = Mutex<(any Error)?>(nil)
+        let stop: @Sendable () -> Bool = { shouldStop() || failure.withLock { $0 != nil } }
+        let parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, shouldStop: stop, progress: progress,
                                        initial: { [Candidate]() }) { chunk, found in
-            for position in chunk { self.search(row: rows?[position] ?? position, plan: plan, into: &found) }
+            if let cropWindows {
+                // Rows of a chunk are consecutive unless a sample of rows is searched.
+                precondition(rows == nil, "a crop window source reads consecutive rows")
+                do {
+                    let block = try cropWindows(chunk)
+                    for row in chunk {
+                        let offset = (row - chunk.lowerBound) * plan.cropWindows.count
+                        self.search(row: row, plan: plan, crops: block[offset..<(offset + plan.cropWindows.count)], into: &found)
+                    }
+                } catch {
+                    failure.withLock { $0 = $0 ?? error }
+                }
+            } else {
+                for position in chunk { self.search(row: rows?[position] ?? position, plan: plan, crops: nil, into: &found) }
+            }
         }
+        if let error = failure.withLock({ $0 }) { throw error }
         var all: [Candidate] = []
         all.reserveCapacity(parts.reduce(0) { $0 + $1.count })
         for part in parts { all.append(contentsOf: part) }
@@ -163,7 +199,8 @@ struct CandidateSearch: Sendable {
         return all
     }
 
-    private func search(row a: Int, plan: CandidatePlan, into found: inout [Candidate]) {
+    /// `crops`: the row's crop windows in `plan.cropWindows` order, when they are not held.
+    private func search(row a: Int, plan: CandidatePlan, crops: ArraySlice<UInt64>?, into found: inout [Candidate]) {
         let rowA = Int32(a)
         frameIndex.forEachNeighbour(of: hashes.frames[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
             if b > a { found.append(Candidate(a: rowA, b: Int32(b), slotA: 0, slotB: 0)) }
@@ -175,9 +212,10 @@ struct CandidateSearch: Sendable {
                 if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: rowA, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
             }
         }
-        for k in plan.cropWindows where hashes.hasWindow(a, k) {
+        for (position, k) in plan.cropWindows.enumerated() where hashes.hasWindow(a, k) {
             // Another photo's whole frame is this one's window k: that photo is a crop of this one.
-            frameIndex.forEachNeighbour(of: hashes.window(a, k), within: plan.cropRadius, pieceRadius: plan.windowPieceRadius) { b, _ in
+            let window = crops.map { $0[$0.startIndex + position] } ?? hashes.window(a, k)
+            frameIndex.forEachNeighbour(of: window, within: plan.cropRadius, pieceRadius: plan.windowPieceRadius) { b, _ in
                 if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
             }
         }

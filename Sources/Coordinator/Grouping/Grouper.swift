@@ -131,10 +131,19 @@ struct Grouper: Sendable {
     /// Candidate search over the representatives; its hashes and tables are released on return.
     private func searchCandidates(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
                                   shouldStop: @escaping @Sendable () -> Bool) throws -> [Candidate] {
-        let hashes: CompactHashes
+        let plan = planWithThreshold
         if let features {
-            hashes = try features.candidateHashes(of: representatives.map { photos[$0].id }, plan: planWithThreshold)
-        } else {
+            // The crop windows are read a chunk of rows at a time while the search runs.
+            let ids = representatives.map { photos[$0].id }
+            let hashes = try features.candidateHashes(of: ids, plan: plan, holdingCropWindows: false)
+            let candidates = try CandidateSearch(hashes).candidates(threads: threads, cropWindows: { range in
+                try features.cropWindows(of: ids[range], plan: plan)
+            }, shouldStop: shouldStop)
+            if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
+            return candidates
+        }
+        let hashes: CompactHashes
+        do {
             var held = CompactHashes(plan: planWithThreshold)
             held.reserve(representatives.count)
             for index in representatives {

@@ -7,8 +7,8 @@ extension CullStore: GroupingFeatureSource {
     /// Ids per query: far under SQLite's limit on bound parameters.
     static let featureChunk = 500
 
-    func candidateHashes(of ids: [Int64], plan: CandidatePlan) throws -> CompactHashes {
-        var hashes = CompactHashes(plan: plan)
+    func candidateHashes(of ids: [Int64], plan: CandidatePlan, holdingCropWindows: Bool) throws -> CompactHashes {
+        var hashes = CompactHashes(plan: plan, holdingCropWindows: holdingCropWindows)
         hashes.reserve(ids.count)
         try writer.read { db in
             for chunk in ids.chunked(into: Self.featureChunk) {
@@ -32,6 +32,17 @@ extension CullStore: GroupingFeatureSource {
             }
         }
         return hashes
+    }
+
+    func cropWindows(of ids: ArraySlice<Int64>, plan: CandidatePlan) throws -> [UInt64] {
+        let windows = try windowHashes(of: Array(ids))
+        var out: [UInt64] = []
+        out.reserveCapacity(ids.count * plan.cropWindows.count)
+        for id in ids {
+            let row = windows[id] ?? []
+            for k in plan.cropWindows { out.append(k < row.count ? row[k] : 0) }
+        }
+        return out
     }
 
     func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {

@@ -103,8 +103,8 @@ struct RealisticLibrary {
     }
 
     /// The hashes a plan reads, for `CandidateSearch`: of `rows` (every row if nil), in order.
-    func compactHashes(plan: CandidatePlan, rows: [Int]? = nil) -> CompactHashes {
-        var hashes = CompactHashes(plan: plan)
+    func compactHashes(plan: CandidatePlan, rows: [Int]? = nil, holdingCropWindows: Bool = true) -> CompactHashes {
+        var hashes = CompactHashes(plan: plan, holdingCropWindows: holdingCropWindows)
         hashes.reserve(rows?.count ?? count)
         var all = [UInt64](repeating: 0, count: Self.windowCount)
         for row in rows ?? Array(0..<count) {
