@@ -112,17 +112,20 @@ public enum PhotoAnalyzer {
                          fromPreview: Bool = false) -> PhotoFeatures {
         let sampler = AreaSampler(image)
         let contentBox = ContentBox.detect(image)
+        // The whole frame's 32×32 cells, sampled once: its pHash, its mirror image's pHash and
+        // the layout thumbnail are all made of them.
+        let frame = sampler.cells(.full, columns: LayoutThumbnail.side, rows: LayoutThumbnail.side)
         return PhotoFeatures(
             format: format,
             width: width,
             height: height,
             decodedWidth: image.width,
             decodedHeight: image.height,
-            pHash: PerceptualHash.pHash(sampler, window: .full),
+            pHash: PerceptualHash.pHash(cells: frame),
             dHash: PerceptualHash.dHash(image),
             windowPHashes: FeatureWindow.crops.map { PerceptualHash.pHash(sampler, window: $0) },
-            thumbnail: LayoutThumbnail.make(sampler),
-            mirrorPHash: PerceptualHash.mirroredPHash(sampler),
+            thumbnail: LayoutThumbnail.make(cells: frame),
+            mirrorPHash: PerceptualHash.mirroredPHash(cells: frame),
             contentBox: contentBox,
             contentPHash: contentBox.map { PerceptualHash.pHash(sampler, window: $0) },
             chroma: chroma.map(ChromaLayout.make) ?? [],

@@ -17,8 +17,10 @@ public enum LayoutThumbnail {
     /// Values closer than this (in gray levels) count as equal when ranking.
     static let tieWidth: Float = 0.1
 
-    public static func make(_ sampler: AreaSampler) -> [UInt8] {
-        sampler.cells(.full, columns: side, rows: side).map { UInt8(max(0, min(255, $0.rounded()))) }
+    /// From the whole frame's `side`² area averages.
+    static func make(cells: [Float]) -> [UInt8] {
+        precondition(cells.count == side * side)
+        return cells.map { UInt8(max(0, min(255, $0.rounded()))) }
     }
 
     /// The thumbnail of the mirror image: each row reversed.

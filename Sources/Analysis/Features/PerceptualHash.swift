@@ -15,8 +15,9 @@ public enum PerceptualHash {
     /// The pHash of the whole frame's mirror image (left and right swapped): equal, up to
     /// rounding, to the pHash of a mirrored copy, so grouping finds mirror images with one more
     /// lookup of a hash it already indexes.
-    public static func mirroredPHash(_ sampler: AreaSampler) -> UInt64 {
-        let cells = sampler.cells(.full, columns: 32, rows: 32)
+    /// From the frame's 32×32 area averages (`pHash(cells:)`'s input).
+    static func mirroredPHash(cells: [Float]) -> UInt64 {
+        precondition(cells.count == 32 * 32)
         var mirrored = cells
         for row in 0..<32 {
             for column in 0..<32 { mirrored[row * 32 + column] = cells[row * 32 + 31 - column] }

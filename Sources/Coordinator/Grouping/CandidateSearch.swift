@@ -170,14 +170,14 @@ struct CandidateSearch: Sendable {
     /// hashes then hold only the overlay windows); throws what the source throws.
     func candidates(threads: Int, rows: [Int]? = nil, cropWindows: CropWindowSource?, shouldStop: @escaping @Sendable () -> Bool = { false },
                     progress: @escaping @Sendable (Int) -> Void = { _ in }) throws -> [Candidate] {
+        // Rows of a chunk are consecutive unless a sample of rows is searched.
+        precondition(cropWindows == nil || rows == nil, "a crop window source reads consecutive rows")
         let plan = hashes.plan
         let failure = Mutex<(any Error)?>(nil)
         let stop: @Sendable () -> Bool = { shouldStop() || failure.withLock { $0 != nil } }
         let parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, shouldStop: stop, progress: progress,
                                        initial: { [Candidate]() }) { chunk, found in
             if let cropWindows {
-                // Rows of a chunk are consecutive unless a sample of rows is searched.
-                precondition(rows == nil, "a crop window source reads consecutive rows")
                 do {
                     let block = try cropWindows(chunk)
                     for row in chunk {

@@ -142,16 +142,12 @@ struct Grouper: Sendable {
             if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
             return candidates
         }
-        let hashes: CompactHashes
-        do {
-            var held = CompactHashes(plan: planWithThreshold)
-            held.reserve(representatives.count)
-            for index in representatives {
-                let photo = photos[index]
-                held.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
-                            content: photo.contentBox == nil ? nil : photo.contentPHash)
-            }
-            hashes = held
+        var hashes = CompactHashes(plan: plan)
+        hashes.reserve(representatives.count)
+        for index in representatives {
+            let photo = photos[index]
+            hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
+                          content: photo.contentBox == nil ? nil : photo.contentPHash)
         }
         let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial

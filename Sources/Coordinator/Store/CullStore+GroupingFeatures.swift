@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// What grouping reads besides a scan's rows (`GroupingFeatureSource`), by photo id, in chunks.
-/// Synchronous: grouping calls it from its own thread, never the cooperative pool.
+/// Synchronous: grouping calls it from its own threads, never the cooperative pool.
 extension CullStore: GroupingFeatureSource {
     /// Ids per query: far under SQLite's limit on bound parameters.
     static let featureChunk = 500
@@ -10,25 +10,22 @@ extension CullStore: GroupingFeatureSource {
     func candidateHashes(of ids: [Int64], plan: CandidatePlan, holdingCropWindows: Bool) throws -> CompactHashes {
         var hashes = CompactHashes(plan: plan, holdingCropWindows: holdingCropWindows)
         hashes.reserve(ids.count)
-        try writer.read { db in
-            for chunk in ids.chunked(into: Self.featureChunk) {
-                var rows: [Int64: (frame: UInt64, windows: [UInt64], mirror: UInt64?, content: UInt64?)] = [:]
-                let cursor = try Row.fetchCursor(db, sql: """
-                    SELECT p.id, p.phash, f.window_phashes, f.mirror_phash, f.content_box, f.content_phash
-                    FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id WHERE p.id IN (\(Self.marks(chunk.count)))
-                    """, arguments: StatementArguments(chunk))
-                while let row = try cursor.next() {
-                    let hasBox = ContentBoxColumn.decode(row[4]) != nil
-                    rows[row[0]] = (UInt64(bitPattern: row[1] ?? 0), WindowHashesColumn.decode(row[2]),
-                                    (row[3] as Int64?).map { UInt64(bitPattern: $0) },
-                                    hasBox ? (row[5] as Int64?).map { UInt64(bitPattern: $0) } : nil)
-                }
-                // In the order asked: row k of the hashes is the k-th id. A photo gone since
-                // (it cannot be: grouping reads a finished scan) would still take its row.
-                for id in chunk {
-                    let row = rows[id] ?? (0, [], nil, nil)
-                    hashes.append(frame: row.frame, windows: row.windows, mirror: row.mirror, content: row.content)
-                }
+        try forEachChunk(of: ids, select: """
+            SELECT p.id, p.phash, f.window_phashes, f.mirror_phash, f.content_box, f.content_phash
+            FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id WHERE p.id IN
+            """) { chunk, rows in
+            var found: [Int64: (frame: UInt64, windows: [UInt64], mirror: UInt64?, content: UInt64?)] = [:]
+            while let row = try rows.next() {
+                let hasBox = ContentBoxColumn.decode(row[4]) != nil
+                found[row[0]] = (UInt64(bitPattern: row[1] ?? 0), WindowHashesColumn.decode(row[2]),
+                                 (row[3] as Int64?).map { UInt64(bitPattern: $0) },
+                                 hasBox ? (row[5] as Int64?).map { UInt64(bitPattern: $0) } : nil)
+            }
+            // In the order asked: row k of the hashes is the k-th id. A photo gone since
+            // (it cannot be: grouping reads a finished scan) would still take its row.
+            for id in chunk {
+                let row = found[id] ?? (0, [], nil, nil)
+                hashes.append(frame: row.frame, windows: row.windows, mirror: row.mirror, content: row.content)
             }
         }
         return hashes
@@ -48,13 +45,9 @@ extension CullStore: GroupingFeatureSource {
     func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {
         var layouts: [Int64: PhotoLayout] = [:]
         layouts.reserveCapacity(ids.count)
-        try writer.read { db in
-            for chunk in ids.chunked(into: Self.featureChunk) {
-                let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, thumbnail, chroma FROM photo_features WHERE photo_id IN (\(Self.marks(chunk.count)))",
-                                               arguments: StatementArguments(chunk))
-                while let row = try rows.next() {
-                    layouts[row[0]] = PhotoLayout(thumbnail: [UInt8]((row[1] as Data?) ?? Data()), chroma: [UInt8]((row[2] as Data?) ?? Data()))
-                }
+        try forEachChunk(of: ids, select: "SELECT photo_id, thumbnail, chroma FROM photo_features WHERE photo_id IN") { _, rows in
+            while let row = try rows.next() {
+                layouts[row[0]] = PhotoLayout(thumbnail: [UInt8]((row[1] as Data?) ?? Data()), chroma: [UInt8]((row[2] as Data?) ?? Data()))
             }
         }
         return layouts
@@ -63,15 +56,21 @@ extension CullStore: GroupingFeatureSource {
     func windowHashes(of ids: [Int64]) throws -> [Int64: [UInt64]] {
         var windows: [Int64: [UInt64]] = [:]
         windows.reserveCapacity(ids.count)
-        try writer.read { db in
-            for chunk in ids.chunked(into: Self.featureChunk) {
-                let rows = try Row.fetchCursor(db, sql: "SELECT photo_id, window_phashes FROM photo_features WHERE photo_id IN (\(Self.marks(chunk.count)))",
-                                               arguments: StatementArguments(chunk))
-                while let row = try rows.next() { windows[row[0]] = WindowHashesColumn.decode(row[1]) }
-            }
+        try forEachChunk(of: ids, select: "SELECT photo_id, window_phashes FROM photo_features WHERE photo_id IN") { _, rows in
+            while let row = try rows.next() { windows[row[0]] = WindowHashesColumn.decode(row[1]) }
         }
         return windows
     }
 
-    private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ",") }
+    /// Runs `select` (ending in `IN`) for each chunk of `ids`, in one read, handing each chunk
+    /// and its rows to `body`.
+    private func forEachChunk(of ids: [Int64], select: String,
+                              _ body: (ArraySlice<Int64>, RowCursor) throws -> Void) throws {
+        try writer.read { db in
+            for chunk in ids.chunked(into: Self.featureChunk) {
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                try body(chunk, try Row.fetchCursor(db, sql: "\(select) (\(marks))", arguments: StatementArguments(chunk)))
+            }
+        }
+    }
 }
