@@ -21,6 +21,17 @@ struct ClientOptions: ParsableArguments {
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     case table, csv, json
+
+    /// `--format CSV` works as well as `--format csv`.
+    init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
+/// The folder argument of `cull run` and `cull scan`: an empty one is refused rather than
+/// taken for the current directory (`cull run ""` from a script whose variable was unset).
+func checkFolderArgument(_ directory: String) throws {
+    if directory.trimmingCharacters(in: .whitespaces).isEmpty {
+        throw ValidationError("no folder given (the argument is empty): name the folder to scan, for example `cull run ~/Pictures`")
+    }
 }
 
 /// Runs a command body, printing `CLIError`s and store errors plainly with exit status 1.

@@ -12,6 +12,15 @@ struct ControlClient: Sendable {
     func request(_ command: Cull_V1_Envelope.OneOf_Command) async throws -> Cull_V1_Envelope.OneOf_Command {
         let logger = Logger(label: "cull.control-client")
         let endpoint = self.endpoint
+        if let problem = EndpointProbe.problem(with: endpoint) { throw CLIError("--control / CULL_CONTROL: \(problem)") }
+        // Nothing listening is known in milliseconds; the request's deadline is for a daemon that is there but busy or hung.
+        let probeLimit = min(timeout, .seconds(2))
+        if case .refused(let why) = try await onOwnThread({ EndpointProbe.probe(endpoint, limit: probeLimit) }) {
+            throw CLIError("""
+                \(why). Is cull serve running? Start it with `cull serve` (or `systemctl start cull`), or point at it with \
+                --control ENDPOINT / CULL_CONTROL.
+                """)
+        }
         // Creating a context and connecting are blocking calls: a thread of their own.
         let (context, socket) = try await onOwnThread { () throws -> (ZMQContext, SocketThread) in
             let context = try ZMQContext()

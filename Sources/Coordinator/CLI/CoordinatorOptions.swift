@@ -66,4 +66,6 @@ struct CoordinatorOptions: ParsableArguments {
 enum PreviewChoice: String, ExpressibleByArgument, CaseIterable, Sendable {
     case never
     case auto
+
+    init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }

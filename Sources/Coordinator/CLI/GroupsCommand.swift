@@ -21,8 +21,8 @@ struct GroupsCommand: AsyncParsableCommand {
             guard case .groupsReply(let reply) = try await clientOptions.client.request(.groupsRequest(.with { $0.scanID = scan })) else {
                 throw CLIError.unexpectedAnswer
             }
-            if reply.scanState != "done" {
-                printError("scan \(reply.scanID) is \(reply.scanState): it has no groups (only finished scans group)")
+            guard reply.scanState == "done" else {
+                throw CLIError("scan \(reply.scanID) is \(reply.scanState): it has no groups (only finished scans group); `cull status` lists the scans")
             }
             FileHandle.standardOutput.write(Data(GroupsFormatter.render(reply.groups, format: format).utf8))
         }

@@ -46,12 +46,16 @@ struct RunCommand: AsyncParsableCommand {
 
     func validate() throws {
         if let workers, workers < 1 { throw ValidationError("--workers must be at least 1") }
+        try checkFolderArgument(directory)
         var isDirectory: ObjCBool = false
         let path = absolutePath(directory)
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ValidationError("\(path) does not exist")
         }
         guard isDirectory.boolValue else { throw ValidationError("\(path) is not a directory") }
+        guard access(path, R_OK | X_OK) == 0 else {
+            throw ValidationError("cannot read \(path): \(String(cString: strerror(errno))); run cull as a user who may list it, or check its permissions")
+        }
     }
 
     func run() async throws {

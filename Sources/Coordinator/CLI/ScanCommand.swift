@@ -17,6 +17,8 @@ struct ScanCommand: AsyncParsableCommand {
 
     @OptionGroup var clientOptions: ClientOptions
 
+    func validate() throws { try checkFolderArgument(directory) }
+
     func run() async throws {
         try await reportingErrors {
             let client = clientOptions.client
