@@ -129,3 +129,28 @@ final class SilentListener: Sendable {
 
     func close() { _ = Glibc.close(fd) }
 }
+
+@Suite("Unreadable subfolders", .timeLimit(.minutes(5)))
+struct UnreadableSubfolderTests {
+    @Test("an unreadable subfolder is counted and named; the rest of the library is scanned")
+    func unreadableSubfolder() async throws {
+        let scratch = try Scratch()
+        let library = scratch.path + "/library"
+        let entries = try await writeLibrary(to: library, scenes: 2, width: 320, height: 240)
+        let locked = library + "/locked"
+        try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
+        try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: locked + "/inside.jpg"))
+        chmod(locked, 0)
+        defer { chmod(locked, 0o755) }
+        let arguments = ["run", library, "--workers", "1", "--db", scratch.path + "/x.sqlite", "--format", "csv", "--show-failures"]
+        // Root lists every folder: there cull (and the workers it starts) run without those capabilities.
+        let run = getuid() == 0
+            ? try await runCommand("/usr/bin/setpriv", BrokenFilesTests.withoutDACOverride + [try Binaries.url("cull").path] + arguments, in: scratch.path)
+            : try await runCommand("cull", arguments, in: scratch.path)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        #expect(run.stderr.contains("scanned \(entries.count + 1) files"), "the folder counts as one entry: \(run.stderr)")
+        #expect(run.stderr.contains("unreadable: \(locked)"), "the folder is named with its failure: \(run.stderr)")
+        #expect(run.stderr.contains("Permission denied"), "and the reason: \(run.stderr)")
+        #expect(try GroupsCSV(run.stdout).groupOf.keys.allSatisfy { !$0.hasPrefix(locked) })
+    }
+}

@@ -34,6 +34,10 @@ final class LibraryWalker: @unchecked Sendable {
                 guard let directory = stack.popLast() else { break }
                 guard let handle = opendir(directory) else {
                     unreadableDirectories.append((directory, String(cString: strerror(errno))))
+                    // Listed like a FIFO, so the scan counts it and names it: its analysis
+                    // fails as `unreadable` with the reason ("Permission denied"). Its photos
+                    // are in no scan until it can be read; then this entry is simply not seen.
+                    files.append(WalkedFile(path: directory, size: 0, mtimeNanoseconds: 0))
                     continue
                 }
                 current = (directory, handle)
