@@ -51,14 +51,26 @@ public enum LayoutThumbnail {
     /// any tone curve that keeps order, so brightness, contrast and gamma edits cancel, and
     /// clipped highlights only become ties.
     static func ranks(_ values: [Float]) -> [Float] {
-        let order = values.indices.sorted { values[$0] < values[$1] }
+        // Sorted as packed integers (the value's bits above its index): gray levels are never
+        // negative, so their bit patterns sort as the values do, and the index keeps equal values
+        // in input order, as a stable sort would. A plain integer sort, no closure: judging a
+        // million photos' candidates ranks about 7 million windows (perf: this sort was a quarter
+        // of grouping's judging time as a generic sort by closure).
+        precondition(values.count < 1 << 32)
+        // (A value at or under zero, -0 included, sorts as +0: cells are gray levels, never negative.)
+        var keys = values.indices.map { index -> UInt64 in
+            let value = values[index]
+            return UInt64((value > 0 ? value : 0).bitPattern) << 32 | UInt64(index)
+        }
+        keys.sort()
+        @inline(__always) func value(_ position: Int) -> Float { values[Int(truncatingIfNeeded: keys[position] & 0xFFFF_FFFF)] }
         var out = [Float](repeating: 0, count: values.count)
         var start = 0
-        while start < order.count {
+        while start < keys.count {
             var end = start + 1
-            while end < order.count && values[order[end]] - values[order[start]] < tieWidth { end += 1 }
+            while end < keys.count && value(end) - value(start) < tieWidth { end += 1 }
             let rank = Float(start + end - 1) / 2 / Float(values.count)
-            for position in start..<end { out[order[position]] = rank }
+            for position in start..<end { out[Int(truncatingIfNeeded: keys[position] & 0xFFFF_FFFF)] = rank }
             start = end
         }
         return out
@@ -69,9 +81,21 @@ public enum LayoutThumbnail {
     /// a crop of a textured photo; different photos: 0.2 and up (docs/FEATURES.md).
     public static func difference(_ a: [Float], _ b: [Float]) -> Float {
         precondition(a.count == b.count && !a.isEmpty)
-        var errors = zip(a, b).map { abs($0 - $1) }
-        errors.sort()
-        let kept = max(1, Int(Double(errors.count) * (1 - trimmedShare)))
-        return errors[..<kept].reduce(0, +) / Float(kept)
+        let kept = max(1, Int(Double(a.count) * (1 - trimmedShare)))
+        // The kept errors are all but the `a.count - kept` largest: those are found in a small
+        // sorted buffer (15 of 144) instead of sorting every error.
+        let left = a.count - kept
+        var largest = [Float](repeating: -1, count: left)
+        var total: Float = 0
+        for index in a.indices {
+            let error = abs(a[index] - b[index])
+            total += error
+            guard left > 0, error > largest[0] else { continue }
+            var slot = 0  // largest is ascending: the new error pushes out the smallest kept-out one
+            while slot + 1 < left && largest[slot + 1] < error { largest[slot] = largest[slot + 1]; slot += 1 }
+            largest[slot] = error
+        }
+        for error in largest where error > 0 { total -= error }
+        return max(0, total) / Float(kept)
     }
 }

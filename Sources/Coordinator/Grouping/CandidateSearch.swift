@@ -175,7 +175,7 @@ struct CandidateSearch: Sendable {
         let plan = hashes.plan
         let failure = Mutex<(any Error)?>(nil)
         let stop: @Sendable () -> Bool = { shouldStop() || failure.withLock { $0 != nil } }
-        let parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, shouldStop: stop, progress: progress,
+        var parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, shouldStop: stop, progress: progress,
                                        initial: { [Candidate]() }) { chunk, found in
             if let cropWindows {
                 do {
@@ -192,10 +192,17 @@ struct CandidateSearch: Sendable {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
+        // Merged into one array of exactly the size needed, each part let go once copied: at a
+        // million photos the parts and the merged array are 55 MB each, and growing the merged
+        // array for the content candidates doubled it (measured: the search's peak RSS).
+        let contents = contentCandidates(plan: plan)
         var all: [Candidate] = []
-        all.reserveCapacity(parts.reduce(0) { $0 + $1.count })
-        for part in parts { all.append(contentsOf: part) }
-        all.append(contentsOf: contentCandidates(plan: plan))
+        all.reserveCapacity(parts.reduce(contents.count) { $0 + $1.count })
+        for index in parts.indices {
+            all.append(contentsOf: parts[index])
+            parts[index] = []
+        }
+        all.append(contentsOf: contents)
         return all
     }
 

@@ -55,10 +55,7 @@ struct Grouper: Sendable {
 
         // Exact: identical SHA-256. Near-duplicates are looked for among distinct contents only:
         // one representative per digest, the best keeper of its copies.
-        var copiesOf: [[UInt8]: [Int]] = [:]
-        for (index, photo) in photos.enumerated() where !photo.sha256.isEmpty { copiesOf[photo.sha256, default: []].append(index) }
-        let bestCopies = Set(copiesOf.values.map { copies in copies.max { isBetterKeeper(photos[$1], than: photos[$0]) }! })
-        let representatives = photos.indices.filter { photos[$0].sha256.isEmpty || bestCopies.contains($0) }
+        let (copiesOf, representatives) = exactCopies(photos)
 
         let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, shouldStop: shouldStop)
         let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
@@ -89,6 +86,41 @@ struct Grouper: Sendable {
         // Stable order: by the keeper's path, duplicates first.
         let pathOf = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0.path) })
         return groups.sorted { ($0.kind == .similar ? 1 : 0, pathOf[$0.keeper]!) < ($1.kind == .similar ? 1 : 0, pathOf[$1.keeper]!) }
+    }
+
+    /// Photos with identical bytes: the copies (in index order) of every digest two photos or
+    /// more hold, and the photos near-duplicate search looks at: one per digest, the best keeper
+    /// of its copies, and every photo without a digest, in index order. Found by sorting the
+    /// digests' first 8 bytes rather than with a dictionary of every photo's digest (90 MiB at a
+    /// million photos, held to the end of grouping).
+    func exactCopies(_ photos: [GroupingPhoto]) -> (copies: [[UInt8]: [Int]], representatives: [Int]) {
+        var keys: [(prefix: UInt64, index: Int32)] = []
+        keys.reserveCapacity(photos.count)
+        for (index, photo) in photos.enumerated() where !photo.sha256.isEmpty {
+            let prefix = photo.sha256.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            keys.append((prefix, Int32(index)))
+        }
+        keys.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : $0.index < $1.index }
+        var copies: [[UInt8]: [Int]] = [:]
+        var isRepresentative = [Bool](repeating: true, count: photos.count)
+        var start = 0
+        while start < keys.count {
+            var end = start + 1
+            while end < keys.count && keys[end].prefix == keys[start].prefix { end += 1 }
+            if end - start > 1 {
+                // Same first 8 bytes: the whole digests decide (a run holds one digest but for
+                // a 1-in-2^64 coincidence).
+                var byDigest: [[UInt8]: [Int]] = [:]
+                for key in keys[start..<end] { byDigest[photos[Int(key.index)].sha256, default: []].append(Int(key.index)) }
+                for (digest, run) in byDigest where run.count > 1 {
+                    let best = run.max { isBetterKeeper(photos[$1], than: photos[$0]) }!
+                    for index in run where index != best { isRepresentative[index] = false }
+                    copies[digest] = run
+                }
+            }
+            start = end
+        }
+        return (copies, photos.indices.filter { isRepresentative[$0] })
     }
 
     /// Candidates judged: near, similar and distinct pairs, as indexes into `representatives`.
