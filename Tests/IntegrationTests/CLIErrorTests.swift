@@ -56,11 +56,7 @@ struct CLIErrorTests {
         try FileManager.default.createDirectory(atPath: locked, withIntermediateDirectories: false)
         chmod(locked, 0)
         defer { chmod(locked, 0o755) }
-        let arguments = ["run", locked, "--db", scratch.path + "/x.sqlite"]
-        // Root lists every folder: there cull runs without those capabilities (BrokenFilesTests).
-        let result = getuid() == 0
-            ? try await runCommand("/usr/bin/setpriv", BrokenFilesTests.withoutDACOverride + [try Binaries.url("cull").path] + arguments, in: scratch.path)
-            : try await runCommand("cull", arguments, in: scratch.path)
+        let result = try await runCullAsUser(["run", locked, "--db", scratch.path + "/x.sqlite"], in: scratch.path)
         #expect(result.status != 0)
         #expect(result.stderr.contains("cannot read \(locked)"), "stderr: \(result.stderr)")
     }
@@ -130,6 +126,13 @@ final class SilentListener: Sendable {
     func close() { _ = Glibc.close(fd) }
 }
 
+/// `cull` as a user who cannot read a chmod 000 folder: root lists every folder, so there cull
+/// (and the workers it starts) run without those capabilities (BrokenFilesTests).
+func runCullAsUser(_ arguments: [String], in directory: String) async throws -> (status: Int32, stdout: String, stderr: String) {
+    guard getuid() == 0 else { return try await runCommand("cull", arguments, in: directory) }
+    return try await runCommand("/usr/bin/setpriv", BrokenFilesTests.withoutDACOverride + [try Binaries.url("cull").path] + arguments, in: directory)
+}
+
 @Suite("Unreadable subfolders", .timeLimit(.minutes(5)))
 struct UnreadableSubfolderTests {
     @Test("an unreadable subfolder is counted and named; the rest of the library is scanned")
@@ -142,15 +145,44 @@ struct UnreadableSubfolderTests {
         try Data([0xFF, 0xD8, 0xFF]).write(to: URL(fileURLWithPath: locked + "/inside.jpg"))
         chmod(locked, 0)
         defer { chmod(locked, 0o755) }
-        let arguments = ["run", library, "--workers", "1", "--db", scratch.path + "/x.sqlite", "--format", "csv", "--show-failures"]
-        // Root lists every folder: there cull (and the workers it starts) run without those capabilities.
-        let run = getuid() == 0
-            ? try await runCommand("/usr/bin/setpriv", BrokenFilesTests.withoutDACOverride + [try Binaries.url("cull").path] + arguments, in: scratch.path)
-            : try await runCommand("cull", arguments, in: scratch.path)
+        let run = try await runCullAsUser(["run", library, "--workers", "1", "--db", scratch.path + "/x.sqlite", "--format", "csv", "--show-failures"],
+                                          in: scratch.path)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         #expect(run.stderr.contains("scanned \(entries.count + 1) files"), "the folder counts as one entry: \(run.stderr)")
         #expect(run.stderr.contains("unreadable: \(locked)"), "the folder is named with its failure: \(run.stderr)")
         #expect(run.stderr.contains("Permission denied"), "and the reason: \(run.stderr)")
         #expect(try GroupsCSV(run.stdout).groupOf.keys.allSatisfy { !$0.hasPrefix(locked) })
+    }
+}
+
+@Suite("One coordinator per database", .timeLimit(.minutes(5)))
+struct DatabaseLockTests {
+    @Test("a second cull serve or cull run on a database in use is refused, naming the holder; a killed holder frees it")
+    func secondCoordinator() async throws {
+        let scratch = try Scratch()
+        let database = scratch.path + "/shared.sqlite"
+        func serveArguments() throws -> [String] {
+            let ports = try freePorts(2)
+            return ["serve", "--db", database, "--work", "tcp://127.0.0.1:\(ports[0])", "--control", "tcp://127.0.0.1:\(ports[1])"]
+        }
+        let first = try Child("cull", try serveArguments(), in: scratch.path)
+        defer { first.signal(SIGKILL) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !first.stderr.contains("listening"), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(first.stderr.contains("listening"), "the first daemon came up: \(first.stderr)")
+
+        let second = try await runCommand("cull", try serveArguments(), in: scratch.path, timeout: .seconds(30))
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("is in use by cull serve (pid \(first.process.processIdentifier))"), "stderr: \(second.stderr)")
+        let run = try await runCommand("cull", ["run", scratch.path, "--db", database], in: scratch.path, timeout: .seconds(30))
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("one coordinator per database"), "stderr: \(run.stderr)")
+
+        // kill -9: the kernel lets go of the lock, so the restart is not locked out.
+        first.signal(SIGKILL)
+        _ = await first.wait(timeout: .seconds(10))
+        try FileManager.default.createDirectory(atPath: scratch.path + "/empty", withIntermediateDirectories: false)
+        let again = try await runCommand("cull", ["run", scratch.path + "/empty", "--db", database], in: scratch.path, timeout: .seconds(60))
+        #expect(again.status == 0 && !again.stderr.contains("in use by"), "stderr: \(again.stderr)")
     }
 }

@@ -67,6 +67,10 @@ struct RunCommand: AsyncParsableCommand {
 
         try await reportingErrors {
             let store = try await CullStore.open(path: absolutePath(db), on: BlockingQueue(label: "cull.run.setup", limit: 1))
+            let database = absolutePath(db)
+            // A file beside the database (a mount that may hang): its own thread, like the store's opening.
+            let lock = try await onOwnThread { try DatabaseLock.acquire(database: database, role: "cull run") }
+            defer { lock.release() }
             // A private endpoint in a fresh folder only this user can enter; removed on every
             // way out, Ctrl-C included (the service group turns signals into a graceful stop).
             let privateFolder = try PrivateFolder()

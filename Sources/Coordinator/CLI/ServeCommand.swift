@@ -41,6 +41,10 @@ struct ServeCommand: AsyncParsableCommand {
         defer { watchdog?.stop() }
         try await reportingErrors {
             let store = try await CullStore.open(path: absolutePath(db), on: BlockingQueue(label: "cull.serve.setup", limit: 1))
+            let database = absolutePath(db)
+            // A file beside the database (a mount that may hang): its own thread, like the store's opening.
+            let lock = try await onOwnThread { try DatabaseLock.acquire(database: database, role: "cull serve") }
+            defer { lock.release() }
             let sockets = try await CoordinatorSockets.open(work: work, control: control, logger: logger)
             logger.info("listening", metadata: ["work": "\(sockets.work.boundEndpoints.joined())", "control": "\(sockets.control?.boundEndpoints.joined() ?? "-")"])
             let coordinator = Coordinator(configuration: options.configuration(work: work, control: control, daemon: daemonOptions),
