@@ -57,7 +57,7 @@ in_coord workers
 in_coord scan "$work/library" --wait
 in_coord groups --format csv > "$work/groups.csv"
 groups=$(tail -n +2 "$work/groups.csv" | cut -d, -f1 | sort -u | wc -l)
-status=$(in_coord status --json)
+status=$(in_coord status --format json)
 echo "$status" | python3 -c '
 import json, sys
 s = json.load(sys.stdin)

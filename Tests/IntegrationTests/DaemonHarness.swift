@@ -53,7 +53,7 @@ final class Cluster: @unchecked Sendable {
     }
 
     func status() async throws -> Cull_V1_StatusReply? {
-        let result = try await cull(["status", "--json", "--timeout", "2"])
+        let result = try await cull(["status", "--format", "json", "--timeout", "2"])
         guard result.status == 0 else { return nil }
         return try Cull_V1_StatusReply(jsonString: result.stdout)
     }

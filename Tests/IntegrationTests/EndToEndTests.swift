@@ -96,9 +96,14 @@ struct EndToEndTests {
         #expect(scan.status == 0, "scan stderr: \(scan.stderr)\nserve: \(serve.stderr)")
         #expect(scan.stdout.contains("done: \(entries.count) files, 1 failed"))
 
-        let status = try await runCommand("cull", ["status", "--json", "--control", control], in: scratch.path)
+        let status = try await runCommand("cull", ["status", "--format", "json", "--control", control], in: scratch.path)
         #expect(status.status == 0)
         let reply = try Cull_V1_StatusReply(jsonString: status.stdout)
+        // The older spelling, and `cull workers`, give the same message.
+        let alias = try await runCommand("cull", ["status", "--json", "--control", control], in: scratch.path)
+        #expect(try Cull_V1_StatusReply(jsonString: alias.stdout).scans == reply.scans)
+        let workerList = try await runCommand("cull", ["workers", "--format", "JSON", "--control", control], in: scratch.path)
+        #expect(try Cull_V1_StatusReply(jsonString: workerList.stdout).workers.map(\.workerID).sorted() == reply.workers.map(\.workerID).sorted())
         #expect(reply.scans.first?.state == "done")
         #expect(reply.scans.first?.total == Int64(entries.count))
         #expect(reply.workers.count == 2)
@@ -155,7 +160,7 @@ struct EndToEndTests {
             Thread.detachNewThread { context.terminate(); done.resume() }
         }
         // Still answering.
-        let status = try await runCommand("cull", ["status", "--json", "--control", control], in: scratch.path)
+        let status = try await runCommand("cull", ["status", "--format", "json", "--control", control], in: scratch.path)
         #expect(status.status == 0)
         #expect(try Cull_V1_StatusReply(jsonString: status.stdout).counters.protocolErrors == 2)
         #expect(await serve.stop() == 0)

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Logging
 import Shared
+import SwiftProtobuf
 
 /// Options every client command shares.
 struct ClientOptions: ParsableArguments {
@@ -24,6 +25,31 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 
     /// `--format CSV` works as well as `--format csv`.
     init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
+
+/// `--format` of the reports that are not group listings (`cull status`, `cull workers`): the
+/// same flag and words as the group listings', so scripts write `--format json` everywhere.
+/// `--json`, the older spelling, stays as a hidden alias.
+struct ReportFormatOptions: ParsableArguments {
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, json
+        init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+    }
+
+    @Option(help: "Output: table (for people) or json (the StatusReply message of docs/PROTOCOL.md).")
+    var format: Format = .table
+
+    @Flag(help: .hidden)
+    var json = false
+
+    var wantsJSON: Bool { json || format == .json }
+
+    /// The status reply as JSON, 64-bit numbers as numbers.
+    static func json(_ reply: Cull_V1_StatusReply) throws -> String {
+        var options = JSONEncodingOptions()
+        options.alwaysPrintInt64sAsNumbers = true
+        return try reply.jsonString(options: options)
+    }
 }
 
 /// The folder argument of `cull run` and `cull scan`: an empty one is refused rather than

@@ -15,8 +15,7 @@ struct StatusCommand: AsyncParsableCommand {
     @Option(help: "How many recent scans.")
     var limit: UInt32 = 20
 
-    @Flag(help: "Print JSON (the StatusReply message of docs/PROTOCOL.md).")
-    var json = false
+    @OptionGroup var output: ReportFormatOptions
 
     @OptionGroup var clientOptions: ClientOptions
 
@@ -26,10 +25,8 @@ struct StatusCommand: AsyncParsableCommand {
             guard case .statusReply(let reply) = try await clientOptions.client.request(.statusRequest(request)) else {
                 throw CLIError.unexpectedAnswer
             }
-            if json {
-                var options = JSONEncodingOptions()
-                options.alwaysPrintInt64sAsNumbers = true
-                print(try reply.jsonString(options: options))
+            if output.wantsJSON {
+                print(try ReportFormatOptions.json(reply))
                 return
             }
             print(Self.render(reply), terminator: "")

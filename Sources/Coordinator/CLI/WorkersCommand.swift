@@ -8,12 +8,18 @@ struct WorkersCommand: AsyncParsableCommand {
         abstract: "Lists the workers connected to the daemon."
     )
 
+    @OptionGroup var output: ReportFormatOptions
     @OptionGroup var clientOptions: ClientOptions
 
     func run() async throws {
         try await reportingErrors {
             guard case .statusReply(let reply) = try await clientOptions.client.request(.statusRequest(.with { $0.limit = 1 })) else {
                 throw CLIError.unexpectedAnswer
+            }
+            if output.wantsJSON {
+                // The same message as `cull status --format json`, with the workers only.
+                print(try ReportFormatOptions.json(.with { $0.workers = reply.workers }))
+                return
             }
             print(Self.render(reply.workers), terminator: "")
         }
