@@ -48,12 +48,14 @@ struct EndToEndTests {
         let groups = try GroupsCSV(run.stdout)
         checkGroups(groups, entries: entries)
         #expect(run.stderr.contains("unsupported: \(library)/notes.txt"))
-        #expect(run.stderr.contains("scanned \(entries.count) files"))
+        #expect(run.stderr.contains("scanned \(entries.count) files in \(library): \(entries.count) new or changed, 0 unchanged, 1 could not be analysed"),
+                "stderr: \(run.stderr)")
 
         // A second run analyses nothing again and gives the same groups.
         let again = try await runCommand("cull", ["run", library, "--workers", "1", "--db", scratch.path + "/run.sqlite", "--format", "csv"], in: scratch.path)
         #expect(again.status == 0, "stderr: \(again.stderr)")
         #expect(try GroupsCSV(again.stdout).partition == groups.partition)
+        #expect(again.stderr.contains("0 new or changed, \(entries.count) unchanged"), "stderr: \(again.stderr)")
 
         let json = try await runCommand("cull", ["run", library, "--workers", "1", "--db", scratch.path + "/run.sqlite", "--format", "json"], in: scratch.path)
         let decoded = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]]

@@ -117,8 +117,8 @@ struct RunCommand: AsyncParsableCommand {
         }
         let groups = try await store.groups(scanID: scan.id)
         FileHandle.standardOutput.write(Data(GroupsFormatter.render(groups, format: format).utf8))
-        let analysed = scan.total - scan.failed
-        printError("scanned \(scan.total) files in \(root): \(analysed) analysed, \(scan.failed) could not be analysed; \(GroupsFormatter.summary(groups))")
+        let analysedNow = try await store.analysedByScan(scan)
+        printError("scanned \(scan.total) files in \(root): \(Self.plainCounts(total: scan.total, analysedNow: analysedNow, failed: scan.failed)); \(GroupsFormatter.summary(groups))")
         if scan.verifying > 0 {
             printError("\(scan.verifying) photos that matched on their embedded previews were checked again on their main image before grouping")
         }
@@ -130,6 +130,15 @@ struct RunCommand: AsyncParsableCommand {
                 printError("(--show-failures lists them with the reason)")
             }
         }
+    }
+}
+
+extension RunCommand {
+    /// The files of a run in plain words: "4 new or changed, 44 unchanged, 0 could not be
+    /// analysed" (unchanged files keep what an earlier run found).
+    static func plainCounts(total: Int64, analysedNow: Int64, failed: Int64) -> String {
+        let unchanged = max(0, total - analysedNow)
+        return "\(analysedNow) new or changed, \(unchanged) unchanged, \(failed) could not be analysed"
     }
 }
 
