@@ -186,3 +186,25 @@ struct DatabaseLockTests {
         #expect(again.status == 0 && !again.stderr.contains("in use by"), "stderr: \(again.stderr)")
     }
 }
+
+@Suite("Interrupting cull scan --wait", .timeLimit(.minutes(5)))
+struct ScanWaitInterruptTests {
+    @Test("Ctrl-C stops the watching, not the scan, and says how to follow or cancel it")
+    func interruptWatching() async throws {
+        let (cluster, library, _) = try await Cluster.slowScans(readDelay: 100, scenes: 8, workers: 1)
+        let watcher = try Child("cull", ["scan", library, "--wait", "--control", cluster.control], in: cluster.scratch.path)
+        defer { watcher.signal(SIGKILL) }
+        // Interrupted once it watches: the scan has started and made progress.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !watcher.stderr.contains("photos ("), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(watcher.stderr.contains("photos ("), "the watcher shows progress: \(watcher.stderr)")
+        watcher.signal(SIGINT)
+        #expect(await watcher.wait(timeout: .seconds(20)) == 130)
+        let scan = try #require(Int64(watcher.stdout.split(separator: " ").dropFirst().first ?? ""), "stdout: \(watcher.stdout)")
+        #expect(watcher.stderr.contains("scan \(scan) goes on in cull serve"), "stderr: \(watcher.stderr)")
+        #expect(watcher.stderr.contains("`cull cancel \(scan)` stops it"))
+        // The daemon goes on to the end.
+        let ended = try await cluster.waitFor(scan: scan, timeout: .seconds(120)) { $0.state != "running" }
+        #expect(ended.state == "done")
+    }
+}

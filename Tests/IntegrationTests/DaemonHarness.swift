@@ -1,3 +1,4 @@
+import Analysis
 import Foundation
 import GRDB
 import Shared
@@ -25,6 +26,18 @@ final class Cluster: @unchecked Sendable {
         self.serveArguments = serveArguments
         self.workerEnvironment = workerEnvironment
         self.workerArguments = workerArguments
+    }
+
+    /// A running daemon with `workers` workers whose every read takes `readDelay` ms, and a
+    /// library of `scenes` small scenes in `lib`: scans slow enough to act on midway.
+    static func slowScans(readDelay: Int, scenes: Int, workers: Int) async throws -> (cluster: Cluster, library: String, entries: [SampleLibrary.Entry]) {
+        let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=\(readDelay)"])
+        let library = cluster.scratch.path + "/lib"
+        let entries = try await writeLibrary(to: library, scenes: scenes, width: 160, height: 120)
+        try cluster.startServe()
+        for index in 0..<workers { try cluster.startWorker(index) }
+        try await cluster.waitForWorkers(workers)
+        return (cluster, library, entries)
     }
 
     deinit {

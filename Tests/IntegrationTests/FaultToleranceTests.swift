@@ -116,12 +116,7 @@ struct FaultToleranceTests {
 
     @Test("cancel: in-flight work is stopped, the scan never finalizes, the next scan is unaffected")
     func cancel() async throws {
-        let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=100"])
-        let library = cluster.scratch.path + "/lib"
-        let entries = try await writeLibrary(to: library, scenes: 8, width: 160, height: 120)
-        try cluster.startServe()
-        try cluster.startWorker(0)
-        try await cluster.waitForWorkers(1)
+        let (cluster, library, entries) = try await Cluster.slowScans(readDelay: 100, scenes: 8, workers: 1)
         let scan = try await cluster.startScan(library)
         try await cluster.waitFor(scan: scan, timeout: .seconds(30)) { $0.done >= 4 }
         let cancelled = try await cluster.cull(["cancel", "\(scan)"])
@@ -151,13 +146,7 @@ struct FaultToleranceTests {
 
     @Test("supersede: a new scan of the same library replaces the running one, which never writes or groups")
     func supersede() async throws {
-        let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=50"])
-        let library = cluster.scratch.path + "/lib"
-        _ = try await writeLibrary(to: library, scenes: 6, width: 160, height: 120)
-        try cluster.startServe()
-        try cluster.startWorker(0)
-        try cluster.startWorker(1)
-        try await cluster.waitForWorkers(2)
+        let (cluster, library, _) = try await Cluster.slowScans(readDelay: 50, scenes: 6, workers: 2)
         let first = try await cluster.startScan(library)
         try await cluster.waitFor(scan: first, timeout: .seconds(30)) { $0.done >= 2 }
         let second = try await cluster.startScan(library)
@@ -182,13 +171,7 @@ struct FaultToleranceTests {
 
     @Test("kill -9 of the coordinator mid-scan: restart resumes from SQLite, redoes nothing, reuses no attempt")
     func coordinatorCrash() async throws {
-        let cluster = try Cluster(workerEnvironment: ["CULL_WORKER_FAULTS": "read-delay-ms=40"])
-        let library = cluster.scratch.path + "/lib"
-        let entries = try await writeLibrary(to: library, scenes: 10, width: 160, height: 120)
-        try cluster.startServe()
-        try cluster.startWorker(0)
-        try cluster.startWorker(1)
-        try await cluster.waitForWorkers(2)
+        let (cluster, library, entries) = try await Cluster.slowScans(readDelay: 40, scenes: 10, workers: 2)
         let scan = try await cluster.startScan(library)
         try await cluster.waitFor(scan: scan, timeout: .seconds(30)) { $0.done >= 15 }
         cluster.serve?.signal(SIGKILL)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Shared
+import UnixSignals
 
 struct ScanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,6 +32,18 @@ struct ScanCommand: AsyncParsableCommand {
             print("scan \(started.scanID) started (generation \(started.generation))")
             guard wait else { return }
             let terminal = standardErrorIsTerminal
+            // Ctrl-C (or SIGTERM) stops the watching, not the scan: the daemon goes on with it,
+            // and the person hears so, with how to follow or stop it. The process ends at once
+            // (its pending request has nothing to keep).
+            let scanID = started.scanID
+            let interrupt = Task {
+                for await _ in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
+                    if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
+                    printError("stopped watching; scan \(scanID) goes on in cull serve. `cull status --scan \(scanID)` follows it, `cull cancel \(scanID)` stops it")
+                    Foundation.exit(130)
+                }
+            }
+            defer { interrupt.cancel() }
             var lastLine = ContinuousClock.now - .seconds(60)
             while true {
                 guard case .statusReply(let reply) = try await client.request(.statusRequest(.with { $0.scanID = started.scanID })),
