@@ -28,7 +28,8 @@ enum EndpointProbe {
         return "'\(endpoint)' is not an endpoint cull serve listens on: use tcp://HOST:PORT or ipc:///path/to/socket"
     }
 
-    /// Connects once and lets go; at most `limit` for TCP. Blocking: run it on a thread of its own.
+    /// Connects once and lets go, waiting at most `limit` (TCP; a Unix socket answers at once).
+    /// Blocking system calls: run it on a thread of its own.
     static func probe(_ endpoint: String, limit: Duration) -> Outcome {
         if endpoint.hasPrefix("ipc://") { return probeUnix(String(endpoint.dropFirst("ipc://".count))) }
         guard endpoint.hasPrefix("tcp://"), let (host, port) = hostAndPort(String(endpoint.dropFirst("tcp://".count))) else {
@@ -95,7 +96,9 @@ enum EndpointProbe {
             raw.copyBytes(from: bytes)
             raw[bytes.count] = 0
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Non-blocking: a listener whose backlog is full would hold a blocking connect; that
+        // answers EAGAIN here, which cannot tell (a busy daemon is still a daemon).
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .unknown }
         defer { close(fd) }
         let connected = withUnsafePointer(to: &address) {
