@@ -34,12 +34,12 @@ struct GrouperTests {
         #expect(Grouper(threshold: 10).groups(of: photos).isEmpty)
     }
 
-    @Test("keeper: most pixels, then largest file")
+    @Test("the centre a group is built around: most pixels, then largest file")
     func keeper() {
         let grouper = Grouper()
-        #expect(grouper.isBetterKeeper(photo(1, "/a", sha: 1, pHash: 0, pixels: 200), than: photo(2, "/b", sha: 2, pHash: 0, pixels: 100)))
-        #expect(grouper.isBetterKeeper(photo(1, "/a", sha: 1, pHash: 0, size: 2000), than: photo(2, "/b", sha: 2, pHash: 0, size: 1000)))
-        #expect(!grouper.isBetterKeeper(photo(1, "/a", sha: 1, pHash: 0, size: 1000), than: photo(2, "/b", sha: 2, pHash: 0, size: 2000)))
+        #expect(grouper.isBetterCentre(photo(1, "/a", sha: 1, pHash: 0, pixels: 200), than: photo(2, "/b", sha: 2, pHash: 0, pixels: 100)))
+        #expect(grouper.isBetterCentre(photo(1, "/a", sha: 1, pHash: 0, size: 2000), than: photo(2, "/b", sha: 2, pHash: 0, size: 1000)))
+        #expect(!grouper.isBetterCentre(photo(1, "/a", sha: 1, pHash: 0, size: 1000), than: photo(2, "/b", sha: 2, pHash: 0, size: 2000)))
     }
 
     // MARK: pipeline 3: windows and thumbnails, on photos analysed for real

@@ -22,11 +22,12 @@ struct BurstTests {
         #expect(run.status == 0, "stderr: \(run.stderr)")
         var members: [String: (kind: String, paths: Set<String>)] = [:]
         for line in run.stdout.split(separator: "\n").dropFirst() {
-            let fields = line.split(separator: ",").map(String.init)
+            let fields = GroupsCSV.fields(String(line))
             members[fields[0], default: (fields[1], [])].paths.insert(String(fields[2].split(separator: "/").last!))
         }
         let groups = Set(members.values.map { "\($0.kind): \($0.paths.sorted().joined(separator: " "))" })
         #expect(groups == ["near: IMG_0001.jpg IMG_0001_small.jpg", "similar: IMG_0001.jpg IMG_0002.jpg"], "\(run.stdout)")
-        #expect(run.stderr.contains("1 duplicate groups, 2 photos, 1 could go; 1 groups of similar shots"), "\(run.stderr)")
+        #expect(run.stderr.contains("1 duplicate groups, 2 photos, 1 could go ("), "\(run.stderr)")
+        #expect(run.stderr.contains("; 1 groups of similar shots"), "\(run.stderr)")
     }
 }

@@ -159,24 +159,50 @@ func freePorts(_ count: Int) throws -> [Int] {
     return ports
 }
 
-/// Parses `cull --format csv` output: path -> group id, and the keeper paths.
+/// Parses `cull --format csv` output: path -> group id, and the keeper paths; every row by
+/// its columns' names (`rows`).
 struct GroupsCSV {
+    static let header = ["group", "kind", "path", "keeper", "distance", "relation", "reference", "width", "height", "bytes",
+                         "capture_time", "camera", "keeper_reason"]
     var groupOf: [String: String] = [:]
     var kindOf: [String: String] = [:]
     var keepers: Set<String> = []
+    var rows: [[String: String]] = []
 
     init(_ text: String) throws {
         let lines = text.split(separator: "\n").map(String.init)
-        guard lines.first == "group,kind,path,keeper,distance" else {
+        guard let first = lines.first, Self.fields(first) == Self.header else {
             throw HarnessError("unexpected CSV header: \(lines.first ?? "<none>")")
         }
         for line in lines.dropFirst() {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard fields.count == 5 else { throw HarnessError("bad CSV row: \(line)") }
+            let fields = Self.fields(line)
+            guard fields.count == Self.header.count else { throw HarnessError("bad CSV row: \(line)") }
+            rows.append(Dictionary(uniqueKeysWithValues: zip(Self.header, fields)))
             groupOf[fields[2]] = fields[0]
             kindOf[fields[0]] = fields[1]
             if fields[3] == "1" { keepers.insert(fields[2]) }
         }
+    }
+
+    /// One CSV line's fields (RFC 4180 quoting; rows hold no line breaks here).
+    static func fields(_ line: String) -> [String] {
+        var fields: [String] = [], field = "", quoted = false, previous: Character = " "
+        for character in line {
+            if quoted {
+                if character == "\"" { quoted = false } else { field.append(character) }
+            } else if character == "\"" {
+                if previous == "\"" { field.append("\"") }  // "" inside quotes: one quote
+                quoted = true
+            } else if character == "," {
+                fields.append(field)
+                field = ""
+            } else {
+                field.append(character)
+            }
+            previous = character
+        }
+        fields.append(field)
+        return fields
     }
 
     /// Groups as sets of paths, for comparing two runs.

@@ -37,7 +37,14 @@ public enum SampleLibrary {
             let dir = "\(root)/scene\(String(format: "%02d", scene))"
             try fm.createDirectory(atPath: dir, withIntermediateDirectories: true)
             let image = SyntheticPhoto.make(seed: seed &* 1000 &+ UInt64(scene), width: width, height: height)
-            let original = try JPEGEncoder.encode(rgb: image.pixels, width: width, height: height, quality: 92)
+            // The original is what a camera writes: its EXIF names the camera and the capture
+            // time and holds a thumbnail. The edits are exports without it, as most tools write.
+            let thumbnailSize = (width: 160, height: max(1, 160 * height / max(1, width)))
+            let thumbnail = try JPEGEncoder.encode(rgb: image.resized(width: thumbnailSize.width, height: thumbnailSize.height).pixels,
+                                                   width: thumbnailSize.width, height: thumbnailSize.height, quality: 85)
+            let shot = CameraEXIF.Shot(width: width, height: height, captureTime: CameraEXIF.captureTime(index: Int(seed % 1000) * 100 + scene))
+            let original = try JPEGEncoder.encode(rgb: image.pixels, width: width, height: height, quality: 92,
+                                                  exif: CameraEXIF.block(for: shot, thumbnail: thumbnail))
             for edit in edits {
                 let path = "\(dir)/\(edit.rawValue).\(edit.fileExtension)"
                 let bytes: [UInt8]
@@ -72,6 +79,9 @@ public enum SampleLibrary {
                     bytes = webp
                 }
                 try Data(bytes).write(to: URL(fileURLWithPath: path))
+                // Copies and edits are made after the original: an hour apart, in this order.
+                let made = Date(timeIntervalSince1970: 1_717_200_000 + Double(scene) * 86_400 + Double(edits.firstIndex(of: edit) ?? 0) * 3600)
+                try fm.setAttributes([.modificationDate: made], ofItemAtPath: path)
                 entries.append(Entry(path: path, scene: scene, edit: edit))
             }
         }

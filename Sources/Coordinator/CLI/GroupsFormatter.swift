@@ -11,14 +11,18 @@ enum GroupsFormatter {
         }
     }
 
-    /// Columns exactly `group,kind,path,keeper,distance`; one row per member. `kind` is exact,
-    /// near or similar (a photo that is the keeper of a duplicate group may also stand in a
-    /// similar group, as that group's representative).
+    /// The columns `group,kind,path,keeper,distance` first, as they always were; then
+    /// `relation,reference,width,height,bytes,capture_time,camera,keeper_reason` (the reason on
+    /// the keeper's row). One row per member. `kind` is exact, near or similar (a photo that is
+    /// the keeper of a duplicate group may also stand in a similar group, as its representative).
     static func csv(_ groups: [Cull_V1_Group]) -> String {
-        var out = "group,kind,path,keeper,distance\n"
+        var out = "group,kind,path,keeper,distance,relation,reference,width,height,bytes,capture_time,camera,keeper_reason\n"
         for group in groups {
             for member in group.members {
-                out += "\(group.groupID),\(group.kind),\(csvField(member.path)),\(member.keeper ? 1 : 0),\(member.distance)\n"
+                let fields = ["\(group.groupID)", group.kind, member.path, member.keeper ? "1" : "0", "\(member.distance)",
+                              member.relation, member.reference ? "1" : "0", "\(member.width)", "\(member.height)", "\(member.fileSize)",
+                              member.captureTime, member.camera, member.keeper ? group.keeperReason : ""]
+                out += fields.map(csvField).joined(separator: ",") + "\n"
             }
         }
         return out
@@ -30,11 +34,24 @@ enum GroupsFormatter {
     }
 
     static func json(_ groups: [Cull_V1_Group]) -> String {
-        struct Member: Encodable { var path: String; var keeper: Bool; var distance: UInt32; var width: UInt32; var height: UInt32; var bytes: UInt64 }
-        struct Group: Encodable { var group: Int64; var kind: String; var members: [Member] }
+        struct Member: Encodable {
+            var path: String; var keeper: Bool; var distance: UInt32; var width: UInt32; var height: UInt32; var bytes: UInt64
+            var relation: String; var reference: Bool; var captureTime: String?; var camera: String?; var format: String; var cameraOriginal: Bool
+            enum CodingKeys: String, CodingKey {
+                case path, keeper, distance, width, height, bytes, relation, reference, format
+                case captureTime = "capture_time", camera, cameraOriginal = "camera_original"
+            }
+        }
+        struct Group: Encodable {
+            var group: Int64; var kind: String; var keeperReason: String; var keeperReasonText: String; var members: [Member]
+            enum CodingKeys: String, CodingKey { case group, kind, members, keeperReason = "keeper_reason", keeperReasonText = "keeper_reason_text" }
+        }
         let value = groups.map { group in
-            Group(group: group.groupID, kind: group.kind, members: group.members.map {
-                Member(path: $0.path, keeper: $0.keeper, distance: $0.distance, width: $0.width, height: $0.height, bytes: $0.fileSize)
+            Group(group: group.groupID, kind: group.kind, keeperReason: group.keeperReason, keeperReasonText: KeeperExplanation.reason(group),
+                  members: group.members.map {
+                Member(path: $0.path, keeper: $0.keeper, distance: $0.distance, width: $0.width, height: $0.height, bytes: $0.fileSize,
+                       relation: $0.relation, reference: $0.reference, captureTime: $0.captureTime.isEmpty ? nil : $0.captureTime,
+                       camera: $0.camera.isEmpty ? nil : $0.camera, format: $0.format, cameraOriginal: $0.cameraOriginal)
             })
         }
         let encoder = JSONEncoder()
@@ -49,22 +66,29 @@ enum GroupsFormatter {
             let similar = group.kind == "similar"
             out += similar ? "Group \(group.groupID): similar shots, \(group.members.count) photos (different shots of one moment: keep any)\n"
                            : "Group \(group.groupID): \(group.kind), \(group.members.count) photos\n"
+            let reason = KeeperExplanation.reason(group), others = KeeperExplanation.others(group)
+            if !reason.isEmpty { out += "  \(similar ? "best" : "keep"): \(reason)\(others.isEmpty ? "" : "; \(others)")\n" }
             for member in group.members {
-                let mark = member.keeper ? (similar ? "best" : "keep") : (similar ? "shot" : "  d=\(member.distance)")
-                let size = "\(member.width)x\(member.height), \(byteCount(member.fileSize))"
-                out += "  \(mark.padding(toLength: 6, withPad: " ", startingAt: 0)) \(member.path)  (\(size))\n"
+                let mark = member.keeper ? (similar ? "best" : "keep") : member.reference ? "ref" : (similar ? "shot" : "  d=\(member.distance)")
+                var details = "\(member.width)x\(member.height), \(byteCount(member.fileSize))"
+                if !member.keeper && !member.relation.isEmpty && !similar { details = "\(member.relation), " + details }
+                if member.reference { details += ", reference folder: kept" }
+                out += "  \(mark.padding(toLength: 6, withPad: " ", startingAt: 0)) \(member.path)  (\(details))\n"
             }
         }
         out += summary(groups) + "\n"
         return out
     }
 
-    /// "3 duplicate groups, 9 photos, 6 could go; 2 groups of similar shots": similar shots
-    /// never count as duplicates.
+    /// "3 duplicate groups, 9 photos, 5 could go (12.3 MB); 2 groups of similar shots (not
+    /// duplicates)". Only non-keepers of exact and near groups outside reference folders
+    /// could go: similar shots are never counted.
     static func summary(_ groups: [Cull_V1_Group]) -> String {
         let duplicates = groups.filter { $0.kind != "similar" }
         let photos = duplicates.reduce(0) { $0 + $1.members.count }
-        var line = "\(duplicates.count) duplicate groups, \(photos) photos, \(photos - duplicates.count) could go"
+        let removable = duplicates.flatMap { $0.members.filter { !$0.keeper && !$0.reference } }
+        let bytes = removable.reduce(UInt64(0)) { $0 + $1.fileSize }
+        var line = "\(duplicates.count) duplicate groups, \(photos) photos, \(removable.count) could go (\(byteCount(bytes)))"
         let similar = groups.count - duplicates.count
         if similar > 0 { line += "; \(similar) groups of similar shots (not duplicates)" }
         return line + "."

@@ -36,6 +36,7 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Log what the coordinator and workers do.")
     var verbose = false
 
+    @OptionGroup var keeperOptions: KeeperOptions
     @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
@@ -53,6 +54,7 @@ struct RunCommand: AsyncParsableCommand {
             throw ValidationError("\(path) does not exist")
         }
         guard isDirectory.boolValue else { throw ValidationError("\(path) is not a directory") }
+        try keeperOptions.requireInside(path)
         guard access(path, R_OK | X_OK) == 0 else {
             throw ValidationError("cannot read \(path): \(String(cString: strerror(errno))); run cull as a user who may list it, or check its permissions")
         }
@@ -81,7 +83,8 @@ struct RunCommand: AsyncParsableCommand {
                                           store: store, work: sockets.work, control: nil, host: HostName.current, logger: logger)
             var workerEnvironment = environment
             workerEnvironment["CULL_LOG_LEVEL"] = level.rawValue
-            let driver = RunDriver(coordinator: coordinator, root: root, workers: WorkerProcesses.Launch(
+            let driver = RunDriver(coordinator: coordinator, root: root, prefer: try keeperOptions.preferredRules(),
+                                   referenceFolders: keeperOptions.referenceFolders, workers: WorkerProcesses.Launch(
                 executable: try WorkerProcesses.siblingExecutable(named: "cull-worker"),
                 count: workers ?? ProcessInfo.processInfo.activeProcessorCount,
                 environment: workerEnvironment,

@@ -9,12 +9,16 @@ import Synchronization
 final class RunDriver: Service, Sendable {
     let coordinator: Coordinator
     let root: String
+    let prefer: [String]
+    let referenceFolders: [String]
     let launch: WorkerProcesses.Launch
     private let result = Mutex<Result<ScanRecord, any Error>?>(nil)
 
-    init(coordinator: Coordinator, root: String, workers: WorkerProcesses.Launch) {
+    init(coordinator: Coordinator, root: String, prefer: [String] = [], referenceFolders: [String] = [], workers: WorkerProcesses.Launch) {
         self.coordinator = coordinator
         self.root = root
+        self.prefer = prefer
+        self.referenceFolders = referenceFolders
         self.launch = workers
     }
 
@@ -24,10 +28,10 @@ final class RunDriver: Service, Sendable {
     func run() async throws {
         let pool = try WorkerProcesses(launch, logger: coordinator.logger)
         let coordinator = self.coordinator
-        let root = self.root
+        let root = self.root, prefer = self.prefer, referenceFolders = self.referenceFolders
         let ended: Result<ScanRecord, any Error>? = await cancelWhenGracefulShutdown {
             do {
-                let (scan, _) = try await coordinator.startScan(root: root)
+                let (scan, _) = try await coordinator.startScan(root: root, prefer: prefer, referenceFolders: referenceFolders)
                 let progress = ProgressLine(enabled: standardErrorIsTerminal)
                 defer { progress.finish() }
                 return .success(try await coordinator.waitForScan(id: scan.id, check: {

@@ -16,6 +16,7 @@ struct ScanCommand: AsyncParsableCommand {
     @Flag(help: "Wait until the scan ends, showing progress; exit 0 only if it finished.")
     var wait = false
 
+    @OptionGroup var keeperOptions: KeeperOptions
     @OptionGroup var clientOptions: ClientOptions
 
     func validate() throws { try checkFolderArgument(directory) }
@@ -23,7 +24,13 @@ struct ScanCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingErrors {
             let client = clientOptions.client
-            guard case .scanStarted(let started) = try await client.request(.scanRequest(.with { $0.root = absolutePath(directory) })) else {
+            let prefer = try keeperOptions.preferredRules(), references = keeperOptions.referenceFolders
+            let request = Cull_V1_ScanRequest.with {
+                $0.root = absolutePath(directory)
+                $0.prefer = prefer
+                $0.referenceFolders = references
+            }
+            guard case .scanStarted(let started) = try await client.request(.scanRequest(request)) else {
                 throw CLIError.unexpectedAnswer
             }
             if !started.supersededScanIds.isEmpty {

@@ -26,6 +26,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Endpoint `cull` commands connect to.")
     var control: String = Endpoints.defaultControl
 
+    @Option(help: "The keeper chain scans use unless they say otherwise: original, pixels, earliest, largest, oldest in order of preference (default: $CULL_PREFER, else original,pixels,earliest,largest,oldest).")
+    var prefer: String?
+
     @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
@@ -33,6 +36,18 @@ struct ServeCommand: AsyncParsableCommand {
         if getuid() == 0 { return "/var/lib/cull/cull.sqlite" }
         let home = ProcessInfo.processInfo.environment["XDG_DATA_HOME"] ?? (NSHomeDirectory() + "/.local/share")
         return home + "/cull/cull.sqlite"
+    }
+
+    func validate() throws { _ = try defaultKeeperRules() }
+
+    /// `--prefer`, else `CULL_PREFER` (deploy/cull.env), else the default chain.
+    func defaultKeeperRules(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [KeeperRule] {
+        guard let text = prefer ?? environment["CULL_PREFER"].flatMap({ $0.isEmpty ? nil : $0 }) else { return KeeperPolicy.defaultRules }
+        do {
+            return try KeeperPolicy.rules(parsing: text)
+        } catch {
+            throw ValidationError(prefer == nil ? "CULL_PREFER: \(error.description)" : "--prefer: \(error.description)")
+        }
     }
 
     func run() async throws {
@@ -47,7 +62,9 @@ struct ServeCommand: AsyncParsableCommand {
             defer { lock.release() }
             let sockets = try await CoordinatorSockets.open(work: work, control: control, logger: logger)
             logger.info("listening", metadata: ["work": "\(sockets.work.boundEndpoints.joined())", "control": "\(sockets.control?.boundEndpoints.joined() ?? "-")"])
-            let coordinator = Coordinator(configuration: options.configuration(work: work, control: control, daemon: daemonOptions),
+            var configuration = options.configuration(work: work, control: control, daemon: daemonOptions)
+            configuration.keeperPolicy.rules = try defaultKeeperRules()
+            let coordinator = Coordinator(configuration: configuration,
                                           store: store, work: sockets.work, control: sockets.control,
                                           host: HostName.current, logger: logger)
             do {

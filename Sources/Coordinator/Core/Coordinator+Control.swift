@@ -7,7 +7,7 @@ extension Coordinator {
         do {
             switch command {
             case .scanRequest(let request):
-                let (scan, superseded) = try await startScan(root: request.root)
+                let (scan, superseded) = try await startScan(root: request.root, prefer: request.prefer, referenceFolders: request.referenceFolders)
                 var started = Cull_V1_ScanStarted()
                 started.scanID = scan.id
                 started.generation = scan.generation

@@ -80,7 +80,7 @@ extension Coordinator {
         do {
             guard try await store.isComplete(scanID: scanID), let scan = try await store.scan(id: scanID) else { return }
             // Nothing changed since an earlier scan (same analyses, same rules): keep its groups.
-            let digest = try await store.groupingDigest(scan: scan, rules: configuration.groupingRules)
+            let digest = try await store.groupingDigest(scan: scan, rules: configuration.groupingRules(for: scan))
             if let earlier = try await store.doneScan(library: scan.libraryID, digest: digest), earlier != scan.id {
                 if let kept = try await store.finalize(scan: scan, reusingGroupsOf: earlier, digest: digest) {
                     logger.info("scan done; nothing changed since an earlier scan, whose groups are kept",
@@ -131,7 +131,7 @@ extension Coordinator {
             logger.notice("a grouping is still winding down; this scan is grouped after it", metadata: ["scan": "\(scan.id)"])
             return nil
         }
-        let grouper = configuration.grouper
+        let grouper = configuration.grouper(keeperPolicy: scan.keeperPolicy)
         let beforeGrouping = configuration.beforeGrouping
         let store = self.store
         let stop = StopFlag()

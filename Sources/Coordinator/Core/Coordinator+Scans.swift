@@ -4,9 +4,12 @@ import Shared
 /// Starting, cancelling and superseding scans, and waiting for one to end.
 extension Coordinator {
     /// Starts a scan of `root` (an existing directory), superseding a running scan of it.
-    func startScan(root: String) async throws -> (scan: ScanRecord, superseded: [Int64]) {
+    /// `prefer` orders the keeper chain (empty: the daemon's default); `referenceFolders` must
+    /// lie inside `root`.
+    func startScan(root: String, prefer: [String] = [], referenceFolders: [String] = []) async throws -> (scan: ScanRecord, superseded: [Int64]) {
         let root = try await validatedRoot(root)
-        let (scan, superseded) = try await store.startScan(root: root)
+        let policy = try keeperPolicy(root: root, prefer: prefer, referenceFolders: referenceFolders)
+        let (scan, superseded) = try await store.startScan(root: root, keeperPolicy: policy)
         for old in superseded { stopJobs(ofScan: old, reason: "superseded by scan \(scan.id)") }
         logger.info("scan started", metadata: ["scan": "\(scan.id)", "root": "\(root)", "generation": "\(scan.generation)"])
         scanStartsContinuation.yield(scan)
@@ -34,6 +37,27 @@ extension Coordinator {
             cancel.reason = reason
             work.send([routingID] + WireCodec.encode(.cancelJobs(cancel)))
         }
+    }
+
+    /// The keeper policy a scan request asks for, checked: known rules, each once; reference
+    /// folders absolute and inside the scanned folder (a scan reads one folder tree).
+    func keeperPolicy(root: String, prefer: [String], referenceFolders: [String]) throws -> KeeperPolicy {
+        var policy = configuration.keeperPolicy
+        if !prefer.isEmpty {
+            do { policy.rules = try KeeperPolicy.rules(parsing: prefer.joined(separator: ",")) } catch {
+                throw CoordinatorError(description: error.description)
+            }
+        }
+        policy = KeeperPolicy(rules: policy.rules, referenceFolders: try referenceFolders.map { folder in
+            guard folder.hasPrefix("/") else { throw CoordinatorError(description: "\(folder): a reference folder must be an absolute path") }
+            var path = (folder as NSString).standardizingPath
+            while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+            guard path == root || path.hasPrefix(root == "/" ? "/" : root + "/") else {
+                throw CoordinatorError(description: "\(path): a reference folder must be inside the scanned folder \(root) (a scan reads one folder tree: scan the folder that holds both)")
+            }
+            return path
+        })
+        return policy
     }
 
     /// The root as an absolute, existing directory, with no trailing slash.

@@ -38,6 +38,8 @@ struct CoordinatorConfiguration: Sendable {
     var gracefulShutdownLimit: Duration = .seconds(20)
     /// Near-duplicate threshold (pHash Hamming distance).
     var nearThreshold = 10
+    /// How keepers are chosen when a scan request does not say (`cull serve --prefer`).
+    var keeperPolicy = KeeperPolicy()
     /// Capture times at most this far apart make look-alike shots similar (`PairJudge`).
     var similarWindow: Duration = .seconds(3)
     /// Tests only: runs on the grouping thread before each grouping, with its stop signal (a
@@ -52,6 +54,18 @@ extension CoordinatorConfiguration {
         let grouper = self.grouper
         return "grouper \(Grouper.rulesVersion); threshold \(grouper.threshold); similar window \(grouper.judge.similarWindow); "
             + "judge \(grouper.judge.frameConfirmation) \(grouper.judge.windowConfirmation) \(grouper.judge.similarConfirmation); plan \(grouper.plan)"
+    }
+
+    /// `groupingRules` and the scan's keeper policy: the keepers are part of the groups kept.
+    func groupingRules(for scan: ScanRecord) -> String {
+        groupingRules + "; keepers \(scan.keeperPolicy.rulesText) reference \(scan.keeperPolicy.referenceFolders)"
+    }
+
+    /// The grouper these settings ask for, choosing keepers by `keeperPolicy`.
+    func grouper(keeperPolicy: KeeperPolicy) -> Grouper {
+        var grouper = self.grouper
+        grouper.keeperPolicy = keeperPolicy
+        return grouper
     }
 
     /// The grouper these settings ask for.

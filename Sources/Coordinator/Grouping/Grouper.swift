@@ -21,7 +21,7 @@ import Foundation
 struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
     /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
-    static let rulesVersion = 3
+    static let rulesVersion = 4
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -30,6 +30,8 @@ struct Grouper: Sendable {
     var threads = ProcessInfo.processInfo.activeProcessorCount
     /// How a candidate pairing is decided.
     var judge = PairJudge()
+    /// How each group's keeper is chosen once the group is known.
+    var keeperPolicy = KeeperPolicy()
 
     /// Which part of each photo a candidate matched: 0 the whole frame, k the window
     /// `FeatureWindow.crops[k - 1]`, `Candidate.mirrorSlot` the whole frame's mirror image,
@@ -60,7 +62,7 @@ struct Grouper: Sendable {
         let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, shouldStop: shouldStop)
         let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
                             distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) }) {
-            isBetterKeeper(photos[representatives[$0]], than: photos[representatives[$1]])
+            isBetterCentre(photos[representatives[$0]], than: photos[representatives[$1]])
         }
 
         // Each group takes every identical copy of its members along; identical copies that no
@@ -78,9 +80,8 @@ struct Grouper: Sendable {
         for (a, b) in similarPairs { listed.insert(representatives[a]); listed.insert(representatives[b]) }
         let windows = try features?.windowHashes(of: listed.map { photos[$0].id }) ?? [:]
         var groups: [PhotoGroup] = components.map { members in
-            let keeper = members.max { isBetterKeeper(photos[$1], than: photos[$0]) }!
-            let allIdentical = Set(members.map { photos[$0].sha256 }).count == 1 && !photos[keeper].sha256.isEmpty
-            return group(allIdentical ? .exact : .near, members: members, keeper: keeper, photos, windows: windows)
+            let allIdentical = Set(members.map { photos[$0].sha256 }).count == 1 && !photos[members[0]].sha256.isEmpty
+            return group(allIdentical ? .exact : .near, members: members, photos, windows: windows)
         }
         groups += similarGroups(similarPairs, near: near, representatives: representatives, photos, windows: windows, duplicateGroups: groups)
         // Stable order: by the keeper's path, duplicates first.
@@ -113,7 +114,7 @@ struct Grouper: Sendable {
                 var byDigest: [[UInt8]: [Int]] = [:]
                 for key in keys[start..<end] { byDigest[photos[Int(key.index)].sha256, default: []].append(Int(key.index)) }
                 for (digest, run) in byDigest where run.count > 1 {
-                    let best = run.max { isBetterKeeper(photos[$1], than: photos[$0]) }!
+                    let best = run.max { isBetterCentre(photos[$1], than: photos[$0]) }!
                     for index in run where index != best { isRepresentative[index] = false }
                     copies[digest] = run
                 }
@@ -269,31 +270,41 @@ struct Grouper: Sendable {
             unitPairs.insert(UInt64(UInt32(min(x, y))) << 32 | UInt64(UInt32(max(x, y))))
         }
         let clustered = clusters(unitPairs.map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }, count: unitPhoto.count) {
-            isBetterKeeper(photos[unitPhoto[$0]], than: photos[unitPhoto[$1]])
+            isBetterCentre(photos[unitPhoto[$0]], than: photos[unitPhoto[$1]])
         }
         return clustered.map { units in
             let members = units.map { unitPhoto[$0] }
-            return group(.similar, members: members, keeper: members.max { isBetterKeeper(photos[$1], than: photos[$0]) }!, photos, windows: windows)
+            return group(.similar, members: members, photos, windows: windows)
         }
     }
 
-    /// A group of `members` (indexes into `photos`); `windows` holds the window hashes of photos
-    /// read without them (their distance to the keeper uses every pairing grouping compares).
-    private func group(_ kind: PhotoGroup.Kind, members: [Int], keeper: Int, _ photos: [GroupingPhoto], windows: [Int64: [UInt64]]) -> PhotoGroup {
+    /// A group of `members` (indexes into `photos`), its keeper chosen by `keeperPolicy`;
+    /// `windows` holds the window hashes of photos read without them (a member's distance to
+    /// the keeper uses every pairing grouping compares).
+    private func group(_ kind: PhotoGroup.Kind, members: [Int], _ photos: [GroupingPhoto], windows: [Int64: [UInt64]]) -> PhotoGroup {
         func withWindows(_ index: Int) -> GroupingPhoto {
             var photo = photos[index]
             if photo.windowPHashes.isEmpty, let held = windows[photo.id] { photo.windowPHashes = held }
             return photo
         }
+        let sorted = members.sorted { photos[$0].path < photos[$1].path }
+        let choice = keeperPolicy.choose(sorted.map { photos[$0] }, similar: kind == .similar)
+        let keeper = sorted[choice.keeper]
         return PhotoGroup(
             kind: kind,
             keeper: photos[keeper].id,
-            members: members.sorted { photos[$0].path < photos[$1].path }.map { index in
-                PhotoGroup.Member(
+            members: sorted.enumerated().map { position, index in
+                let identical = photos[index].sha256 == photos[keeper].sha256 && !photos[index].sha256.isEmpty
+                let relation: MemberRelation = index == keeper ? .keeper
+                    : kind == .similar ? .similarShot
+                    : identical ? .identical
+                    : choice.upscaled[position] ? .upscaledCopy : .editedCopy
+                return PhotoGroup.Member(
                     photoID: photos[index].id,
-                    distance: photos[index].sha256 == photos[keeper].sha256 && !photos[index].sha256.isEmpty
-                        ? 0 : Self.closestHashDistance(withWindows(index), withWindows(keeper)))
-            })
+                    distance: identical ? 0 : Self.closestHashDistance(withWindows(index), withWindows(keeper)),
+                    relation: relation)
+            },
+            keeperReason: choice.reason)
     }
 
     /// `plan` with the whole-frame radius set to `threshold` (the user's `--threshold`).
@@ -303,9 +314,12 @@ struct Grouper: Sendable {
         return plan
     }
 
-    /// The suggested keeper: most pixels, then the largest file, then the sharpest, then the
-    /// shortest path (an original rarely has the longest name).
-    func isBetterKeeper(_ a: GroupingPhoto, than b: GroupingPhoto) -> Bool {
+    /// Which of two photos grouping builds around (the centre of a star, the one of identical
+    /// copies that candidate search looks at): most pixels, then the largest file, then the
+    /// sharpest, then the shortest path. Not the keeper a listing suggests, which
+    /// `keeperPolicy` chooses once a group is known: the groups themselves must not depend on
+    /// the user's preferences.
+    func isBetterCentre(_ a: GroupingPhoto, than b: GroupingPhoto) -> Bool {
         let pixelsA = a.width * a.height, pixelsB = b.width * b.height
         if pixelsA != pixelsB { return pixelsA > pixelsB }
         if a.fileSize != b.fileSize { return a.fileSize > b.fileSize }

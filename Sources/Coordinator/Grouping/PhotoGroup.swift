@@ -14,9 +14,12 @@ struct PhotoGroup: Sendable, Equatable {
         var photoID: Int64
         /// Hamming distance of the member's pHash to the keeper's (0 for identical bytes).
         var distance: Int
+        var relation: MemberRelation = .editedCopy
     }
 
     var kind: Kind
     var keeper: Int64
     var members: [Member]
+    /// The step of the keeper chain that chose the keeper (`KeeperPolicy`).
+    var keeperReason: KeeperReason = .path
 }

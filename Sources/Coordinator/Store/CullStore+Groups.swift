@@ -20,25 +20,39 @@ extension CullStore {
         try await writer.read { db in
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, p.width, p.height, p.size, p.sharpness,
-                    p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash
+                    p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash,
+                    p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns
                 FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ? AND p.seen_generation = ? AND p.status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
             var photos: [GroupingPhoto] = []
             photos.reserveCapacity(Int(scan.total))
+            let policy = scan.keeperPolicy
             while let row = try rows.next() {
+                let path: String = row[1]
+                let captureText: String? = row[10]
                 photos.append(GroupingPhoto(
-                    id: row[0], path: row[1], sha256: [UInt8]((row[2] as Data?) ?? Data()),
+                    id: row[0], path: path, sha256: [UInt8]((row[2] as Data?) ?? Data()),
                     pHash: UInt64(bitPattern: row[3] ?? 0), dHash: UInt64(bitPattern: row[4] ?? 0),
-                    width: row[5] ?? 0, height: row[6] ?? 0, fileSize: row[7],
+                    width: row[5] ?? 0, height: row[6] ?? 0, fileSize: row[7], modified: row[16],
                     sharpness: row[8] ?? 0, fromPreview: row[9],
-                    captureTime: (row[10] as String?).flatMap(CaptureTime.seconds),
+                    isCameraOriginal: Self.isCameraOriginal(format: row[14], hasCamera: row[15], captureTime: captureText),
+                    isReference: policy.isReference(path),
+                    captureTime: captureText.flatMap(CaptureTime.seconds),
                     mirrorPHash: (row[11] as Int64?).map { UInt64(bitPattern: $0) },
                     contentBox: ContentBoxColumn.decode(row[12]),
                     contentPHash: (row[13] as Int64?).map { UInt64(bitPattern: $0) }))
             }
             return photos
         }
+    }
+
+    /// A camera original, for the keeper chain: the camera's make or model and a capture time
+    /// in its EXIF, in a format cameras write (JPEG, HEIF, TIFF). An export to PNG or WebP, or
+    /// a re-encode whose tool dropped the EXIF, is not one (docs/FEATURES.md, "Keepers").
+    static func isCameraOriginal(format: String?, hasCamera: Bool, captureTime: String?) -> Bool {
+        guard hasCamera, let captureTime, CaptureTime.seconds(captureTime) != nil, let format else { return false }
+        return ["jpeg", "heif", "tiff"].contains(format)
     }
 
     /// Stores a scan's groups and marks it done, only if it is still the running, current scan
@@ -50,13 +64,13 @@ extension CullStore {
             guard try Self.isCurrent(db, scanID: scan.id, generation: scan.generation) else { return false }
             try db.execute(sql: "DELETE FROM group_members WHERE group_id IN (SELECT id FROM groups WHERE scan_id = ?)", arguments: [scan.id])
             try db.execute(sql: "DELETE FROM groups WHERE scan_id = ?", arguments: [scan.id])
-            let member = try db.cachedStatement(sql: "INSERT INTO group_members (group_id, photo_id, distance, is_keeper) VALUES (?, ?, ?, ?)")
+            let member = try db.cachedStatement(sql: "INSERT INTO group_members (group_id, photo_id, distance, is_keeper, relation) VALUES (?, ?, ?, ?, ?)")
             for (index, group) in groups.enumerated() {
-                try db.execute(sql: "INSERT INTO groups (scan_id, number, kind, keeper_photo_id) VALUES (?, ?, ?, ?)",
-                               arguments: [scan.id, index + 1, group.kind.rawValue, group.keeper])
+                try db.execute(sql: "INSERT INTO groups (scan_id, number, kind, keeper_photo_id, keeper_reason) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [scan.id, index + 1, group.kind.rawValue, group.keeper, group.keeperReason.rawValue])
                 let groupID = db.lastInsertedRowID
                 for m in group.members {
-                    try member.execute(arguments: [groupID, m.photoID, m.distance, m.photoID == group.keeper])
+                    try member.execute(arguments: [groupID, m.photoID, m.distance, m.photoID == group.keeper, m.relation.rawValue])
                 }
             }
             try db.execute(sql: "UPDATE scans SET state = ?, finished_at = ?, grouping_digest = ? WHERE id = ?",
@@ -67,8 +81,10 @@ extension CullStore {
 
     func groups(scanID: Int64) async throws -> [Cull_V1_Group] {
         try await writer.read { db in
+            let policy = try Self.scan(db, id: scanID)?.keeperPolicy ?? KeeperPolicy()
             let rows = try Row.fetchAll(db, sql: """
-                SELECT g.number, g.kind, p.path, m.is_keeper, m.distance, p.width, p.height, p.size
+                SELECT g.number, g.kind, g.keeper_reason, p.path, m.is_keeper, m.distance, m.relation, p.width, p.height, p.size,
+                    p.capture_time, p.camera_make, p.camera_model, p.format
                 FROM groups g JOIN group_members m ON m.group_id = g.id JOIN photos p ON p.id = m.photo_id
                 WHERE g.scan_id = ? ORDER BY g.number, m.is_keeper DESC, p.path
                 """, arguments: [scanID])
@@ -79,6 +95,7 @@ extension CullStore {
                     var group = Cull_V1_Group()
                     group.groupID = number
                     group.kind = row["kind"]
+                    group.keeperReason = row["keeper_reason"] ?? ""
                     groups.append(group)
                 }
                 var member = Cull_V1_GroupMember()
@@ -88,10 +105,27 @@ extension CullStore {
                 member.width = row["width"] ?? 0
                 member.height = row["height"] ?? 0
                 member.fileSize = row["size"]
+                member.relation = row["relation"] ?? (member.keeper ? MemberRelation.keeper.rawValue : "")
+                member.reference = policy.isReference(member.path)
+                member.captureTime = row["capture_time"] ?? ""
+                let make: String = row["camera_make"] ?? "", model: String = row["camera_model"] ?? ""
+                member.camera = Self.cameraName(make: make, model: model)
+                member.format = row["format"] ?? ""
+                member.cameraOriginal = Self.isCameraOriginal(format: member.format, hasCamera: !member.camera.isEmpty,
+                                                              captureTime: member.captureTime.isEmpty ? nil : member.captureTime)
                 groups[groups.count - 1].members.append(member)
             }
             return groups
         }
+    }
+
+    /// "Canon EOS 80D" from make "Canon" and model "Canon EOS 80D" (most makers repeat their
+    /// name in the model), "NIKON CORPORATION" + "NIKON D750" likewise; else both, or either.
+    static func cameraName(make: String, model: String) -> String {
+        let make = make.trimmingCharacters(in: .whitespaces), model = model.trimmingCharacters(in: .whitespaces)
+        if make.isEmpty || model.isEmpty { return make + model }
+        let brand = make.split(separator: " ").first.map(String.init) ?? make
+        return model.lowercased().hasPrefix(brand.lowercased()) ? model : "\(make) \(model)"
     }
 
     /// Photos of a scan that failed, with their reasons (for `--show-failures`).

@@ -50,12 +50,12 @@ extension CullStore {
             try db.execute(sql: "DELETE FROM group_members WHERE group_id IN (SELECT id FROM groups WHERE scan_id = ?)", arguments: [scan.id])
             try db.execute(sql: "DELETE FROM groups WHERE scan_id = ?", arguments: [scan.id])
             try db.execute(sql: """
-                INSERT INTO groups (scan_id, number, kind, keeper_photo_id)
-                SELECT ?, number, kind, keeper_photo_id FROM groups WHERE scan_id = ? ORDER BY number
+                INSERT INTO groups (scan_id, number, kind, keeper_photo_id, keeper_reason)
+                SELECT ?, number, kind, keeper_photo_id, keeper_reason FROM groups WHERE scan_id = ? ORDER BY number
                 """, arguments: [scan.id, earlier])
             try db.execute(sql: """
-                INSERT INTO group_members (group_id, photo_id, distance, is_keeper)
-                SELECT new.id, m.photo_id, m.distance, m.is_keeper
+                INSERT INTO group_members (group_id, photo_id, distance, is_keeper, relation)
+                SELECT new.id, m.photo_id, m.distance, m.is_keeper, m.relation
                 FROM groups old JOIN group_members m ON m.group_id = old.id
                 JOIN groups new ON new.scan_id = ? AND new.number = old.number
                 WHERE old.scan_id = ?

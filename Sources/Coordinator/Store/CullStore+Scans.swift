@@ -4,8 +4,9 @@ import GRDB
 /// Scans: starting (with a new generation), ending, and reading them back.
 extension CullStore {
     /// Starts a scan of `root`, superseding any scan of the same library still running.
-    func startScan(root: String) async throws -> (scan: ScanRecord, superseded: [Int64]) {
-        try await writer.write { db in
+    func startScan(root: String, keeperPolicy: KeeperPolicy = KeeperPolicy()) async throws -> (scan: ScanRecord, superseded: [Int64]) {
+        let folders = String(decoding: try JSONEncoder().encode(keeperPolicy.referenceFolders), as: UTF8.self)
+        return try await writer.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO libraries (root) VALUES (?)", arguments: [root])
             let library = try Row.fetchOne(db, sql: "SELECT id, current_generation FROM libraries WHERE root = ?", arguments: [root])!
             let libraryID: Int64 = library["id"]
@@ -17,8 +18,8 @@ extension CullStore {
                 try Self.endScan(db, scanID: scanID, state: .superseded, at: now, error: "superseded by a newer scan of the same library")
             }
             try db.execute(sql: "UPDATE libraries SET current_generation = ? WHERE id = ?", arguments: [generation, libraryID])
-            try db.execute(sql: "INSERT INTO scans (library_id, generation, state, started_at) VALUES (?, ?, ?, ?)",
-                           arguments: [libraryID, generation, ScanState.running, now])
+            try db.execute(sql: "INSERT INTO scans (library_id, generation, state, started_at, keeper_rules, reference_folders) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [libraryID, generation, ScanState.running, now, keeperPolicy.rulesText, folders])
             return (try Self.scan(db, id: db.lastInsertedRowID)!, superseded)
         }
     }
@@ -92,7 +93,16 @@ extension CullStore {
             id: row["id"], libraryID: row["library_id"], root: row["root"], generation: row["generation"],
             state: (row["state"] as ScanState?) ?? .failed, walkComplete: row["walk_complete"],
             total: row["total"], done: row["done"], failed: row["failed"], groups: row["group_count"],
-            startedAt: row["started_at"], finishedAt: row["finished_at"], error: row["error"], verifying: row["verifying"])
+            startedAt: row["started_at"], finishedAt: row["finished_at"], error: row["error"], verifying: row["verifying"],
+            keeperPolicy: keeperPolicy(rules: row["keeper_rules"], folders: row["reference_folders"]))
+    }
+
+    /// The policy stored with a scan; the default for scans from before migration v9 (and,
+    /// defensively, for a chain this version cannot read).
+    private static func keeperPolicy(rules: String?, folders: String?) -> KeeperPolicy {
+        let chain = rules.flatMap { try? KeeperPolicy.rules(parsing: $0) } ?? KeeperPolicy.defaultRules
+        let references = folders.flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+        return KeeperPolicy(rules: chain, referenceFolders: references)
     }
 
     /// Throws `ScanNotCurrent` unless the scan is running at `generation` and that is still its

@@ -214,6 +214,15 @@ enum Migrations {
             try db.execute(sql: "DROP INDEX photos_by_seen")
             try db.execute(sql: "CREATE INDEX photos_by_status ON photos(library_id, status)")
         }
+        migrator.registerMigration("v9: keepers chosen by a policy, with their reasons") { db in
+            // The scan's keeper chain and reference folders (`KeeperPolicy`; NULL: the default
+            // chain, no reference folders), why each group's keeper won, and what each member
+            // is to it. Groups stored before have no reasons: their listings show none.
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN keeper_rules TEXT")
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN reference_folders TEXT")  // a JSON array of absolute paths
+            try db.execute(sql: "ALTER TABLE groups ADD COLUMN keeper_reason TEXT")
+            try db.execute(sql: "ALTER TABLE group_members ADD COLUMN relation TEXT")
+        }
         return migrator
     }
 }

@@ -26,6 +26,8 @@ struct ScanRecord: Sendable, Equatable {
     var error: String?
     /// Photos sent back for analysis from their main image (`CullStore.requestVerification`).
     var verifying: Int64 = 0
+    /// How its groups' keepers are chosen: the scan request's, else the daemon's default.
+    var keeperPolicy = KeeperPolicy()
 
     /// What a running scan is doing (nil once it ended). Analysis overlaps the walk, so
     /// "walking" lasts until the last file is found; "verifying" is analysis again, of
@@ -97,9 +99,16 @@ struct GroupingPhoto: Sendable {
     var width: Int
     var height: Int
     var fileSize: Int64
+    /// The file's modification time (ns since 1970), as the walk found it.
+    var modified: Int64 = 0
     var sharpness: Double
     /// Its pixel features may come from an embedded preview (not yet verified on the main image).
     var fromPreview = false
+    /// Camera EXIF (make or model, and a capture time) in a format cameras write: what the
+    /// keeper chain calls a camera original (`KeeperPolicy`).
+    var isCameraOriginal = false
+    /// In one of the scan's reference folders: always kept, never moved.
+    var isReference = false
     /// When it was taken (`CaptureTime.seconds`), if its metadata says.
     var captureTime: Double? = nil
     /// The mirror image's pHash (nil for rows from before pipeline 4).

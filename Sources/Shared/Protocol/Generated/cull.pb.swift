@@ -636,6 +636,13 @@ public nonisolated struct Cull_V1_ScanRequest: Sendable {
   /// absolute directory to scan
   public var root: String = String()
 
+  /// How the keeper of each group is chosen (docs/FEATURES.md, "Keepers"): rule names in order
+  /// of preference, from original, pixels, earliest, largest, oldest. Empty: the daemon's default.
+  public var prefer: [String] = []
+
+  /// Absolute folders inside root whose photos are always kept and never moved.
+  public var referenceFolders: [String] = []
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -848,6 +855,25 @@ public nonisolated struct Cull_V1_GroupMember: Sendable {
 
   public var fileSize: UInt64 = 0
 
+  /// What the member is to the keeper: "keeper", "identical" (same bytes), "edited copy",
+  /// "upscaled copy" (more pixels than the camera original it came from) or "similar shot".
+  public var relation: String = String()
+
+  /// in a reference folder: always kept, never moved
+  public var reference: Bool = false
+
+  /// EXIF DateTimeOriginal as written, "" if none
+  public var captureTime: String = String()
+
+  /// EXIF Make and Model, "" if none
+  public var camera: String = String()
+
+  /// jpeg, png, webp, heif, ...
+  public var format: String = String()
+
+  /// camera EXIF (make or model, capture time) in a camera's format
+  public var cameraOriginal: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -864,6 +890,10 @@ public nonisolated struct Cull_V1_Group: Sendable {
   public var kind: String = String()
 
   public var members: [Cull_V1_GroupMember] = []
+
+  /// The rule that chose the keeper over the next best member: "reference", "original",
+  /// "not upscaled", "pixels", "earliest", "largest", "oldest" or "path" (docs/FEATURES.md, "Keepers").
+  public var keeperReason: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -1906,7 +1936,7 @@ nonisolated extension Cull_V1_ProtocolError.Code: SwiftProtobuf._ProtoNameProvid
 
 nonisolated extension Cull_V1_ScanRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ScanRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0\u{1}prefer\0\u{3}reference_folders\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1915,6 +1945,8 @@ nonisolated extension Cull_V1_ScanRequest: SwiftProtobuf.Message, SwiftProtobuf.
       // enabled. https://github.com/apple/swift-protobuf/issues/1034
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularStringField(value: &self.root) }()
+      case 2: try { try decoder.decodeRepeatedStringField(value: &self.prefer) }()
+      case 3: try { try decoder.decodeRepeatedStringField(value: &self.referenceFolders) }()
       default: break
       }
     }
@@ -1924,11 +1956,19 @@ nonisolated extension Cull_V1_ScanRequest: SwiftProtobuf.Message, SwiftProtobuf.
     if !self.root.isEmpty {
       try visitor.visitSingularStringField(value: self.root, fieldNumber: 1)
     }
+    if !self.prefer.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.prefer, fieldNumber: 2)
+    }
+    if !self.referenceFolders.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.referenceFolders, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Cull_V1_ScanRequest, rhs: Cull_V1_ScanRequest) -> Bool {
     if lhs.root != rhs.root {return false}
+    if lhs.prefer != rhs.prefer {return false}
+    if lhs.referenceFolders != rhs.referenceFolders {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2365,7 +2405,7 @@ nonisolated extension Cull_V1_GroupsRequest: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GroupMember"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}keeper\0\u{1}distance\0\u{1}width\0\u{1}height\0\u{3}file_size\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}keeper\0\u{1}distance\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}relation\0\u{1}reference\0\u{3}capture_time\0\u{1}camera\0\u{1}format\0\u{3}camera_original\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2379,6 +2419,12 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
       case 4: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
       case 5: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
       case 6: try { try decoder.decodeSingularUInt64Field(value: &self.fileSize) }()
+      case 7: try { try decoder.decodeSingularStringField(value: &self.relation) }()
+      case 8: try { try decoder.decodeSingularBoolField(value: &self.reference) }()
+      case 9: try { try decoder.decodeSingularStringField(value: &self.captureTime) }()
+      case 10: try { try decoder.decodeSingularStringField(value: &self.camera) }()
+      case 11: try { try decoder.decodeSingularStringField(value: &self.format) }()
+      case 12: try { try decoder.decodeSingularBoolField(value: &self.cameraOriginal) }()
       default: break
       }
     }
@@ -2403,6 +2449,24 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
     if self.fileSize != 0 {
       try visitor.visitSingularUInt64Field(value: self.fileSize, fieldNumber: 6)
     }
+    if !self.relation.isEmpty {
+      try visitor.visitSingularStringField(value: self.relation, fieldNumber: 7)
+    }
+    if self.reference != false {
+      try visitor.visitSingularBoolField(value: self.reference, fieldNumber: 8)
+    }
+    if !self.captureTime.isEmpty {
+      try visitor.visitSingularStringField(value: self.captureTime, fieldNumber: 9)
+    }
+    if !self.camera.isEmpty {
+      try visitor.visitSingularStringField(value: self.camera, fieldNumber: 10)
+    }
+    if !self.format.isEmpty {
+      try visitor.visitSingularStringField(value: self.format, fieldNumber: 11)
+    }
+    if self.cameraOriginal != false {
+      try visitor.visitSingularBoolField(value: self.cameraOriginal, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2413,6 +2477,12 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.width != rhs.width {return false}
     if lhs.height != rhs.height {return false}
     if lhs.fileSize != rhs.fileSize {return false}
+    if lhs.relation != rhs.relation {return false}
+    if lhs.reference != rhs.reference {return false}
+    if lhs.captureTime != rhs.captureTime {return false}
+    if lhs.camera != rhs.camera {return false}
+    if lhs.format != rhs.format {return false}
+    if lhs.cameraOriginal != rhs.cameraOriginal {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2420,7 +2490,7 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
 
 nonisolated extension Cull_V1_Group: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Group"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}group_id\0\u{1}kind\0\u{1}members\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}group_id\0\u{1}kind\0\u{1}members\0\u{3}keeper_reason\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2431,6 +2501,7 @@ nonisolated extension Cull_V1_Group: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 1: try { try decoder.decodeSingularInt64Field(value: &self.groupID) }()
       case 2: try { try decoder.decodeSingularStringField(value: &self.kind) }()
       case 3: try { try decoder.decodeRepeatedMessageField(value: &self.members) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.keeperReason) }()
       default: break
       }
     }
@@ -2446,6 +2517,9 @@ nonisolated extension Cull_V1_Group: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if !self.members.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.members, fieldNumber: 3)
     }
+    if !self.keeperReason.isEmpty {
+      try visitor.visitSingularStringField(value: self.keeperReason, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2453,6 +2527,7 @@ nonisolated extension Cull_V1_Group: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs.groupID != rhs.groupID {return false}
     if lhs.kind != rhs.kind {return false}
     if lhs.members != rhs.members {return false}
+    if lhs.keeperReason != rhs.keeperReason {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
