@@ -108,4 +108,29 @@ struct KeeperTests {
         #expect(outside.status != 0)
         #expect(outside.stderr.contains("must be inside the scanned folder"), "\(outside.stderr)")
     }
+
+    @Test("hard links and links to files count once and never could go; bytes count only where moving frees them")
+    func links() async throws {
+        let camera = try CameraLibrary()
+        let library = camera.path, fm = FileManager.default
+        try fm.createDirectory(atPath: "\(library)/albums", withIntermediateDirectories: true)
+        let scene = SyntheticPhoto.make(seed: 73, width: 1200, height: 900)
+        try camera.write("IMG_0001.jpg", scene)
+        let png = try #require(PNGDecoder.encode(rgb: scene.pixels, width: 1200, height: 900))
+        try Data(png).write(to: URL(fileURLWithPath: "\(library)/export.png"))
+        try fm.linkItem(atPath: "\(library)/IMG_0001.jpg", toPath: "\(library)/albums/best.jpg")      // hard link of the keeper
+        try fm.linkItem(atPath: "\(library)/export.png", toPath: "\(library)/albums/export.png")      // hard link of a copy
+        try fm.createSymbolicLink(atPath: "\(library)/albums/latest.jpg", withDestinationPath: "\(library)/IMG_0001.jpg")
+
+        let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", camera.scratch.path + "/run.sqlite", "--format", "csv"],
+                                       in: camera.scratch.path)
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let rows = try GroupsCSV(run.stdout).rows
+        let relation = Dictionary(uniqueKeysWithValues: rows.map { (String($0["path"]!.dropFirst(library.count + 1)), $0["relation"]!) })
+        #expect(relation == ["IMG_0001.jpg": "keeper", "albums/best.jpg": "same file", "albums/latest.jpg": "same file",
+                             "albums/export.png": "edited copy", "export.png": "same file"], "\(run.stdout)")
+        // Two files, one of which could go; it has a second hard link, so moving one path
+        // frees nothing.
+        #expect(run.stderr.contains("1 duplicate groups, 2 photos, 1 could go (0 B)"), "\(run.stderr)")
+    }
 }

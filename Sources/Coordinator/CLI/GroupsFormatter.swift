@@ -81,17 +81,24 @@ enum GroupsFormatter {
     }
 
     /// "3 duplicate groups, 9 photos, 5 could go (12.3 MB); 2 groups of similar shots (not
-    /// duplicates)". Only non-keepers of exact and near groups outside reference folders
-    /// could go: similar shots are never counted.
+    /// duplicates)". A file reached by two paths counts once. Only non-keepers of exact and
+    /// near groups outside reference folders could go, and the bytes are those moving them
+    /// would free: not of a file with other hard links. Similar shots are never counted.
     static func summary(_ groups: [Cull_V1_Group]) -> String {
         let duplicates = groups.filter { $0.kind != "similar" }
-        let photos = duplicates.reduce(0) { $0 + $1.members.count }
-        let removable = duplicates.flatMap { $0.members.filter { !$0.keeper && !$0.reference } }
-        let bytes = removable.reduce(UInt64(0)) { $0 + $1.fileSize }
+        let photos = duplicates.reduce(0) { $0 + $1.members.filter { $0.relation != "same file" }.count }
+        let removable = duplicates.flatMap { $0.members.filter(couldGo) }
+        let bytes = removable.filter { $0.links <= 1 }.reduce(UInt64(0)) { $0 + $1.fileSize }
         var line = "\(duplicates.count) duplicate groups, \(photos) photos, \(removable.count) could go (\(byteCount(bytes)))"
         let similar = groups.count - duplicates.count
         if similar > 0 { line += "; \(similar) groups of similar shots (not duplicates)" }
         return line + "."
+    }
+
+    /// A member `cull apply` would move: not the keeper, not in a reference folder, not
+    /// another path of a file listed before it, and in a group of duplicates.
+    static func couldGo(_ member: Cull_V1_GroupMember) -> Bool {
+        !member.keeper && !member.reference && member.relation != "same file" && member.relation != "similar shot"
     }
 
     static func byteCount(_ bytes: UInt64) -> String {

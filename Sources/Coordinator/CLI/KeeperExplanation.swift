@@ -39,9 +39,11 @@ enum KeeperExplanation {
             let n = removable.filter { $0.relation == relation }.count
             if n > 0 { parts.append(count(n, one, many)) }
         }
-        let unknown = removable.filter { !["identical", "edited copy", "upscaled copy"].contains($0.relation) }.count
+        let unknown = removable.filter { !["identical", "edited copy", "upscaled copy", "same file"].contains($0.relation) }.count
         if unknown > 0 { parts.append(count(unknown, "copy", "copies")) }
         if !kept.isEmpty { parts.append("\(kept.count) in a reference folder (kept)") }
+        let links = others.filter { $0.relation == "same file" && !$0.reference }.count
+        if links > 0 { parts.append(count(links, "other path of a file listed (a link: kept)", "other paths of files listed (links: kept)")) }
         return parts.joined(separator: ", ")
     }
 

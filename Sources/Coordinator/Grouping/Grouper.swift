@@ -290,12 +290,21 @@ struct Grouper: Sendable {
         let sorted = members.sorted { photos[$0].path < photos[$1].path }
         let choice = keeperPolicy.choose(sorted.map { photos[$0] }, similar: kind == .similar)
         let keeper = sorted[choice.keeper]
+        // Paths of one file (the keeper's first, then in path order): the first is the photo.
+        var files = Set<FileIdentity>()
+        var sameFile = Set<Int>()
+        for index in [keeper] + sorted.filter({ $0 != keeper }) {
+            let photo = photos[index]
+            guard photo.inode != 0 else { continue }
+            if !files.insert(FileIdentity(device: photo.device, inode: photo.inode)).inserted { sameFile.insert(index) }
+        }
         return PhotoGroup(
             kind: kind,
             keeper: photos[keeper].id,
             members: sorted.enumerated().map { position, index in
                 let identical = photos[index].sha256 == photos[keeper].sha256 && !photos[index].sha256.isEmpty
                 let relation: MemberRelation = index == keeper ? .keeper
+                    : sameFile.contains(index) ? .sameFile
                     : kind == .similar ? .similarShot
                     : identical ? .identical
                     : choice.upscaled[position] ? .upscaledCopy : .editedCopy
@@ -305,6 +314,11 @@ struct Grouper: Sendable {
                     relation: relation)
             },
             keeperReason: choice.reason)
+    }
+
+    private struct FileIdentity: Hashable {
+        var device: Int64
+        var inode: Int64
     }
 
     /// `plan` with the whole-frame radius set to `threshold` (the user's `--threshold`).

@@ -37,6 +37,9 @@ enum MemberRelation: String, Sendable, Equatable {
     case upscaledCopy = "upscaled copy"
     /// Another shot of the same moment (a similar group): kept, never a copy to remove.
     case similarShot = "similar shot"
+    /// Another path of a file listed before it in the group (a hard link, or a link to a
+    /// file): one photo, never a copy that could go.
+    case sameFile = "same file"
 }
 
 /// How a group's keeper is chosen (docs/FEATURES.md, "Keepers"): photos in reference folders

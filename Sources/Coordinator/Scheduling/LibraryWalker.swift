@@ -62,7 +62,7 @@ final class LibraryWalker: @unchecked Sendable {
             case S_IFDIR:
                 stack.append(path)
             case S_IFREG:
-                files.append(WalkedFile(path: path, size: Int64(info.st_size), mtimeNanoseconds: Self.mtime(info)))
+                files.append(Self.file(path, info))
             case S_IFLNK:
                 // A link to a file is a photo; a link to a folder is not followed (cycles). A
                 // dangling link is listed so the user hears about it: its analysis fails as
@@ -70,7 +70,7 @@ final class LibraryWalker: @unchecked Sendable {
                 var target = stat()
                 if fstatat(folder, name, &target, 0) == 0 {
                     if target.st_mode & S_IFMT == S_IFREG {
-                        files.append(WalkedFile(path: path, size: Int64(target.st_size), mtimeNanoseconds: Self.mtime(target)))
+                        files.append(Self.file(path, target))
                     }
                 } else {
                     files.append(WalkedFile(path: path, size: 0, mtimeNanoseconds: Self.mtime(info)))
@@ -82,6 +82,12 @@ final class LibraryWalker: @unchecked Sendable {
             }
         }
         return files
+    }
+
+    /// A regular file (or a link's target) as the walk reports it.
+    private static func file(_ path: String, _ info: stat) -> WalkedFile {
+        WalkedFile(path: path, size: Int64(info.st_size), mtimeNanoseconds: mtime(info),
+                   device: Int64(bitPattern: UInt64(info.st_dev)), inode: Int64(bitPattern: UInt64(info.st_ino)), links: Int64(info.st_nlink))
     }
 
     private static func mtime(_ info: stat) -> Int64 {

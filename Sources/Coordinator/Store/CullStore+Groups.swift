@@ -21,7 +21,7 @@ extension CullStore {
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, p.width, p.height, p.size, p.sharpness,
                     p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash,
-                    p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns
+                    p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns, p.device, p.inode
                 FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ? AND p.seen_generation = ? AND p.status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
@@ -34,7 +34,7 @@ extension CullStore {
                 photos.append(GroupingPhoto(
                     id: row[0], path: path, sha256: [UInt8]((row[2] as Data?) ?? Data()),
                     pHash: UInt64(bitPattern: row[3] ?? 0), dHash: UInt64(bitPattern: row[4] ?? 0),
-                    width: row[5] ?? 0, height: row[6] ?? 0, fileSize: row[7], modified: row[16],
+                    width: row[5] ?? 0, height: row[6] ?? 0, fileSize: row[7], modified: row[16], device: row[17] ?? 0, inode: row[18] ?? 0,
                     sharpness: row[8] ?? 0, fromPreview: row[9],
                     isCameraOriginal: Self.isCameraOriginal(format: row[14], hasCamera: row[15], captureTime: captureText),
                     isReference: policy.isReference(path),
@@ -84,7 +84,7 @@ extension CullStore {
             let policy = try Self.scan(db, id: scanID)?.keeperPolicy ?? KeeperPolicy()
             let rows = try Row.fetchAll(db, sql: """
                 SELECT g.number, g.kind, g.keeper_reason, p.path, m.is_keeper, m.distance, m.relation, p.width, p.height, p.size,
-                    p.capture_time, p.camera_make, p.camera_model, p.format
+                    p.capture_time, p.camera_make, p.camera_model, p.format, p.links
                 FROM groups g JOIN group_members m ON m.group_id = g.id JOIN photos p ON p.id = m.photo_id
                 WHERE g.scan_id = ? ORDER BY g.number, m.is_keeper DESC, p.path
                 """, arguments: [scanID])
@@ -111,6 +111,7 @@ extension CullStore {
                 let make: String = row["camera_make"] ?? "", model: String = row["camera_model"] ?? ""
                 member.camera = Self.cameraName(make: make, model: model)
                 member.format = row["format"] ?? ""
+                member.links = UInt32(clamping: (row["links"] as Int64?) ?? 0)
                 member.cameraOriginal = Self.isCameraOriginal(format: member.format, hasCamera: !member.camera.isEmpty,
                                                               captureTime: member.captureTime.isEmpty ? nil : member.captureTime)
                 groups[groups.count - 1].members.append(member)

@@ -20,7 +20,7 @@ extension CullStore {
                 FROM photos WHERE library_id = ?1 AND path = ?2
                 """)
             lookup.bind(1, scan.libraryID)
-            let markSeen = try RawStatement(db, sql: "UPDATE photos SET seen_generation = ?1 WHERE id = ?2")
+            let markSeen = try RawStatement(db, sql: "UPDATE photos SET seen_generation = ?1, device = ?3, inode = ?4, links = ?5 WHERE id = ?2")
             markSeen.bind(1, scan.generation)
             var pending: [(id: Int64, path: String)] = []
             var total = 0, done = 0, failed = 0
@@ -32,8 +32,9 @@ extension CullStore {
                 guard let row = found else {
                     total += 1
                     try db.execute(sql: """
-                        INSERT INTO photos (library_id, path, size, mtime_ns, seen_generation, status) VALUES (?, ?, ?, ?, ?, ?)
-                        """, arguments: [scan.libraryID, file.path, file.size, file.mtimeNanoseconds, scan.generation, PhotoStatus.pending])
+                        INSERT INTO photos (library_id, path, size, mtime_ns, seen_generation, status, device, inode, links) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        """, arguments: [scan.libraryID, file.path, file.size, file.mtimeNanoseconds, scan.generation, PhotoStatus.pending,
+                                       file.device, file.inode, file.links])
                     pending.append((db.lastInsertedRowID, file.path))
                     continue
                 }
@@ -44,15 +45,18 @@ extension CullStore {
                 let permanentFailure = status == .failed && ["unsupported", "corrupt", "too_large"].contains(row.errorKind ?? "")
                 if unchanged && (status == .analysed || permanentFailure) {
                     markSeen.bind(2, id)
+                    markSeen.bind(3, file.device)
+                    markSeen.bind(4, file.inode)
+                    markSeen.bind(5, file.links)
                     try markSeen.run()
                     done += 1
                     if status == .failed { failed += 1 }
                 } else {
                     try db.execute(sql: """
-                        UPDATE photos SET size = ?, mtime_ns = ?, seen_generation = ?, status = ?,
+                        UPDATE photos SET size = ?, mtime_ns = ?, seen_generation = ?, status = ?, device = ?, inode = ?, links = ?,
                             sha256 = NULL, phash = NULL, dhash = NULL, error_kind = NULL, error_message = NULL
                         WHERE id = ?
-                        """, arguments: [file.size, file.mtimeNanoseconds, scan.generation, PhotoStatus.pending, id])
+                        """, arguments: [file.size, file.mtimeNanoseconds, scan.generation, PhotoStatus.pending, file.device, file.inode, file.links, id])
                     try db.execute(sql: "DELETE FROM photo_features WHERE photo_id = ?", arguments: [id])
                     pending.append((id, file.path))
                 }

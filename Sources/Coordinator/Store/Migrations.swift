@@ -214,7 +214,7 @@ enum Migrations {
             try db.execute(sql: "DROP INDEX photos_by_seen")
             try db.execute(sql: "CREATE INDEX photos_by_status ON photos(library_id, status)")
         }
-        migrator.registerMigration("v9: keepers chosen by a policy, with their reasons") { db in
+        migrator.registerMigration("v9: keepers chosen by a policy, with their reasons; which file each path is") { db in
             // The scan's keeper chain and reference folders (`KeeperPolicy`; NULL: the default
             // chain, no reference folders), why each group's keeper won, and what each member
             // is to it. Groups stored before have no reasons: their listings show none.
@@ -222,6 +222,11 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN reference_folders TEXT")  // a JSON array of absolute paths
             try db.execute(sql: "ALTER TABLE groups ADD COLUMN keeper_reason TEXT")
             try db.execute(sql: "ALTER TABLE group_members ADD COLUMN relation TEXT")
+            // Which file a path is (st_dev, st_ino) and its hard-link count, written by every
+            // walk (NULL until one has): two paths of one file are one photo.
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN device INTEGER")
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN inode INTEGER")
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN links INTEGER")
         }
         return migrator
     }

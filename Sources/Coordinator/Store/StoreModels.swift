@@ -49,6 +49,11 @@ struct WalkedFile: Sendable, Equatable {
     var path: String
     var size: Int64
     var mtimeNanoseconds: Int64
+    /// Which file it is (`st_dev`, `st_ino`; a link to a file: its target's) and how many hard
+    /// links it has: two paths of one file are one photo, never a copy that could go.
+    var device: Int64 = 0
+    var inode: Int64 = 0
+    var links: Int64 = 1
 }
 
 /// A job as the scheduler holds it: what to send, and for which scan.
@@ -101,6 +106,10 @@ struct GroupingPhoto: Sendable {
     var fileSize: Int64
     /// The file's modification time (ns since 1970), as the walk found it.
     var modified: Int64 = 0
+    /// Which file (`WalkedFile.device`, `.inode`; 0 when not known): paths that share both are
+    /// one file reached twice (a hard link, a link to a file).
+    var device: Int64 = 0
+    var inode: Int64 = 0
     var sharpness: Double
     /// Its pixel features may come from an embedded preview (not yet verified on the main image).
     var fromPreview = false

@@ -856,7 +856,9 @@ public nonisolated struct Cull_V1_GroupMember: Sendable {
   public var fileSize: UInt64 = 0
 
   /// What the member is to the keeper: "keeper", "identical" (same bytes), "edited copy",
-  /// "upscaled copy" (more pixels than the camera original it came from) or "similar shot".
+  /// "upscaled copy" (more pixels than the camera original it came from), "similar shot", or
+  /// "same file" (another path of a file listed before it in the group: a hard link, a link to
+  /// a file; never a copy that could go).
   public var relation: String = String()
 
   /// in a reference folder: always kept, never moved
@@ -873,6 +875,9 @@ public nonisolated struct Cull_V1_GroupMember: Sendable {
 
   /// camera EXIF (make or model, capture time) in a camera's format
   public var cameraOriginal: Bool = false
+
+  /// the file's hard links (0: not known); moving one of several frees nothing
+  public var links: UInt32 = 0
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2405,7 +2410,7 @@ nonisolated extension Cull_V1_GroupsRequest: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GroupMember"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}keeper\0\u{1}distance\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}relation\0\u{1}reference\0\u{3}capture_time\0\u{1}camera\0\u{1}format\0\u{3}camera_original\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}keeper\0\u{1}distance\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}relation\0\u{1}reference\0\u{3}capture_time\0\u{1}camera\0\u{1}format\0\u{3}camera_original\0\u{1}links\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2425,6 +2430,7 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
       case 10: try { try decoder.decodeSingularStringField(value: &self.camera) }()
       case 11: try { try decoder.decodeSingularStringField(value: &self.format) }()
       case 12: try { try decoder.decodeSingularBoolField(value: &self.cameraOriginal) }()
+      case 13: try { try decoder.decodeSingularUInt32Field(value: &self.links) }()
       default: break
       }
     }
@@ -2467,6 +2473,9 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
     if self.cameraOriginal != false {
       try visitor.visitSingularBoolField(value: self.cameraOriginal, fieldNumber: 12)
     }
+    if self.links != 0 {
+      try visitor.visitSingularUInt32Field(value: self.links, fieldNumber: 13)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2483,6 +2492,7 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.camera != rhs.camera {return false}
     if lhs.format != rhs.format {return false}
     if lhs.cameraOriginal != rhs.cameraOriginal {return false}
+    if lhs.links != rhs.links {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
