@@ -118,6 +118,11 @@ struct EndToEndTests {
         let groups = try await runCommand("cull", ["groups", "--format", "csv", "--control", control], in: scratch.path)
         #expect(groups.status == 0)
         checkGroups(try GroupsCSV(groups.stdout), entries: entries)
+        // `cull apply` reads the same groups from the daemon: every copy would move, no keeper.
+        let dryRun = try await runCommand("cull", ["apply", "--control", control, "--move-to", scratch.path + "/culled", "--dry-run"], in: scratch.path)
+        #expect(dryRun.status == 0, "stderr: \(dryRun.stderr)")
+        let couldGo = try GroupsCSV(groups.stdout).rows.filter { $0["keeper"] == "0" && $0["kind"] != "similar" }.count
+        #expect(dryRun.stdout.contains("would move \(couldGo) photos from "), "\(dryRun.stdout)")
 
         // Clean shutdown on SIGTERM, everyone, and no stall of the cooperative pool anywhere.
         for worker in workers {

@@ -67,6 +67,9 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch let error as CLIError {
         printError(error.description)
         throw ExitCode.failure
+    } catch let error as ActionError {
+        printError(error.description)
+        throw ExitCode.failure
     } catch let error as StoreError {
         printError(error.description)
         throw ExitCode.failure

@@ -71,23 +71,7 @@ extension Coordinator {
     }
 
     func groupsReply(scanID: Int64) async throws -> Cull_V1_GroupsReply {
-        let scan: ScanRecord
-        if scanID == 0 {
-            guard let latest = try await store.latestDoneScan() else {
-                throw CoordinatorError(description: "no scan has finished yet; run `cull scan DIR --wait` first")
-            }
-            scan = latest
-        } else {
-            guard let found = try await store.scan(id: scanID) else {
-                throw CoordinatorError(description: "no scan \(scanID); `cull status` lists them")
-            }
-            scan = found
-        }
-        var reply = Cull_V1_GroupsReply()
-        reply.scanID = scan.id
-        reply.scanState = scan.state.rawValue
-        reply.groups = try await store.groups(scanID: scan.id)
-        return reply
+        try await store.groupsReply(scanID: scanID)
     }
 }
 

@@ -79,12 +79,35 @@ extension CullStore {
         }
     }
 
+    /// The groups of scan `scanID` (0: the latest finished scan), with the scan's state and
+    /// root: what `cull groups` and `cull apply` read.
+    func groupsReply(scanID: Int64) async throws -> Cull_V1_GroupsReply {
+        let scan: ScanRecord
+        if scanID == 0 {
+            guard let latest = try await latestDoneScan() else {
+                throw StoreError(description: "no scan has finished yet; run `cull run DIR` or `cull scan DIR --wait` first")
+            }
+            scan = latest
+        } else {
+            guard let found = try await self.scan(id: scanID) else {
+                throw StoreError(description: "no scan \(scanID); `cull status` lists them")
+            }
+            scan = found
+        }
+        var reply = Cull_V1_GroupsReply()
+        reply.scanID = scan.id
+        reply.scanState = scan.state.rawValue
+        reply.root = scan.root
+        reply.groups = try await groups(scanID: scan.id)
+        return reply
+    }
+
     func groups(scanID: Int64) async throws -> [Cull_V1_Group] {
         try await writer.read { db in
             let policy = try Self.scan(db, id: scanID)?.keeperPolicy ?? KeeperPolicy()
             let rows = try Row.fetchAll(db, sql: """
                 SELECT g.number, g.kind, g.keeper_reason, p.path, m.is_keeper, m.distance, m.relation, p.width, p.height, p.size,
-                    p.capture_time, p.camera_make, p.camera_model, p.format, p.links
+                    p.capture_time, p.camera_make, p.camera_model, p.format, p.links, p.mtime_ns, p.sha256
                 FROM groups g JOIN group_members m ON m.group_id = g.id JOIN photos p ON p.id = m.photo_id
                 WHERE g.scan_id = ? ORDER BY g.number, m.is_keeper DESC, p.path
                 """, arguments: [scanID])
@@ -112,6 +135,8 @@ extension CullStore {
                 member.camera = Self.cameraName(make: make, model: model)
                 member.format = row["format"] ?? ""
                 member.links = UInt32(clamping: (row["links"] as Int64?) ?? 0)
+                member.mtimeNs = row["mtime_ns"]
+                member.sha256 = row["sha256"] ?? Data()
                 member.cameraOriginal = Self.isCameraOriginal(format: member.format, hasCamera: !member.camera.isEmpty,
                                                               captureTime: member.captureTime.isEmpty ? nil : member.captureTime)
                 groups[groups.count - 1].members.append(member)

@@ -879,6 +879,12 @@ public nonisolated struct Cull_V1_GroupMember: Sendable {
   /// the file's hard links (0: not known); moving one of several frees nothing
   public var links: UInt32 = 0
 
+  /// modification time when analysed (ns since 1970)
+  public var mtimeNs: Int64 = 0
+
+  /// SHA-256 of the file's bytes when analysed: `cull apply` moves only unchanged files
+  public var sha256: Data = Data()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -915,6 +921,9 @@ public nonisolated struct Cull_V1_GroupsReply: Sendable {
   public var groups: [Cull_V1_Group] = []
 
   public var scanState: String = String()
+
+  /// the scanned folder
+  public var root: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -2410,7 +2419,7 @@ nonisolated extension Cull_V1_GroupsRequest: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GroupMember"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}keeper\0\u{1}distance\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}relation\0\u{1}reference\0\u{3}capture_time\0\u{1}camera\0\u{1}format\0\u{3}camera_original\0\u{1}links\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}keeper\0\u{1}distance\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}relation\0\u{1}reference\0\u{3}capture_time\0\u{1}camera\0\u{1}format\0\u{3}camera_original\0\u{1}links\0\u{3}mtime_ns\0\u{1}sha256\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2431,6 +2440,8 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
       case 11: try { try decoder.decodeSingularStringField(value: &self.format) }()
       case 12: try { try decoder.decodeSingularBoolField(value: &self.cameraOriginal) }()
       case 13: try { try decoder.decodeSingularUInt32Field(value: &self.links) }()
+      case 14: try { try decoder.decodeSingularInt64Field(value: &self.mtimeNs) }()
+      case 15: try { try decoder.decodeSingularBytesField(value: &self.sha256) }()
       default: break
       }
     }
@@ -2476,6 +2487,12 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
     if self.links != 0 {
       try visitor.visitSingularUInt32Field(value: self.links, fieldNumber: 13)
     }
+    if self.mtimeNs != 0 {
+      try visitor.visitSingularInt64Field(value: self.mtimeNs, fieldNumber: 14)
+    }
+    if !self.sha256.isEmpty {
+      try visitor.visitSingularBytesField(value: self.sha256, fieldNumber: 15)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2493,6 +2510,8 @@ nonisolated extension Cull_V1_GroupMember: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.format != rhs.format {return false}
     if lhs.cameraOriginal != rhs.cameraOriginal {return false}
     if lhs.links != rhs.links {return false}
+    if lhs.mtimeNs != rhs.mtimeNs {return false}
+    if lhs.sha256 != rhs.sha256 {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2545,7 +2564,7 @@ nonisolated extension Cull_V1_Group: SwiftProtobuf.Message, SwiftProtobuf._Messa
 
 nonisolated extension Cull_V1_GroupsReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".GroupsReply"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scan_id\0\u{1}groups\0\u{3}scan_state\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scan_id\0\u{1}groups\0\u{3}scan_state\0\u{1}root\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2556,6 +2575,7 @@ nonisolated extension Cull_V1_GroupsReply: SwiftProtobuf.Message, SwiftProtobuf.
       case 1: try { try decoder.decodeSingularInt64Field(value: &self.scanID) }()
       case 2: try { try decoder.decodeRepeatedMessageField(value: &self.groups) }()
       case 3: try { try decoder.decodeSingularStringField(value: &self.scanState) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.root) }()
       default: break
       }
     }
@@ -2571,6 +2591,9 @@ nonisolated extension Cull_V1_GroupsReply: SwiftProtobuf.Message, SwiftProtobuf.
     if !self.scanState.isEmpty {
       try visitor.visitSingularStringField(value: self.scanState, fieldNumber: 3)
     }
+    if !self.root.isEmpty {
+      try visitor.visitSingularStringField(value: self.root, fieldNumber: 4)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2578,6 +2601,7 @@ nonisolated extension Cull_V1_GroupsReply: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.scanID != rhs.scanID {return false}
     if lhs.groups != rhs.groups {return false}
     if lhs.scanState != rhs.scanState {return false}
+    if lhs.root != rhs.root {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
