@@ -14,6 +14,8 @@ packages=(
   libjpeg-turbo-progs   # jpegtran: tests crop JPEGs losslessly keeping their EXIF (stale previews)
   libsqlite3-dev        # SQLite for GRDB
   python3               # sample-library scripts and corpus scoring
+  chromium              # tests: the HTML review is rendered headless and its screenshot checked
+  fonts-dejavu-core     # a font for that rendering
 )
 
 missing=()

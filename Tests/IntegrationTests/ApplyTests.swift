@@ -39,7 +39,7 @@ struct ApplyTests {
         where FileManager.default.fileExists(atPath: "\(library)/\(name.split(separator: "/")[0])") {
             try Data(text.utf8).write(to: URL(fileURLWithPath: "\(library)/\(name)"))
         }
-        let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", db], in: scratch.path)
+        let run = try await runCommand("cull", ["run", library, "--workers", "1", "--db", db], in: scratch.path)
         try #require(run.status == 0, "stderr: \(run.stderr)")
         return (scratch, library, db)
     }

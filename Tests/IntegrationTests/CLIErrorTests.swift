@@ -9,13 +9,15 @@ struct CLIErrorTests {
         let port = try freePorts(1)[0]
         for endpoint in ["tcp://127.0.0.1:\(port)", "ipc://\(scratch.path)/no-such-socket"] {
             let started = ContinuousClock.now
-            let result = try await runCommand("cull", ["status", "--control", endpoint, "--timeout", "120"], in: scratch.path, timeout: .seconds(150))
+            let result = try await runCommand("cull", ["status", "--control", endpoint, "--timeout", "300"], in: scratch.path, timeout: .seconds(330))
             #expect(result.status == 1)
             #expect(result.stderr.contains("nothing listens at \(endpoint)"), "stderr: \(result.stderr)")
             #expect(result.stderr.contains("Is cull serve running?"))
-            // Refused in milliseconds; the bound is loose (the suite shares two cores with the
-            // chaos test) but far under the 120 s timeout the client would otherwise wait out.
-            #expect(ContinuousClock.now - started < .seconds(30))
+            // Refused in milliseconds; the bound is loose (at the suite's start two cores run the
+            // CPU-bound unit tests, the chaos test and a dozen `cull run`s, and starting a
+            // process can take tens of seconds) but far under the 300 s timeout the client
+            // would otherwise wait out.
+            #expect(ContinuousClock.now - started < .seconds(90))
         }
     }
 

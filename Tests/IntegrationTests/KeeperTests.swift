@@ -51,7 +51,7 @@ struct KeeperTests {
     func acceptance() async throws {
         let (scratch, library, db) = try await Self.library()
 
-        let csvRun = try await runCommand("cull", ["run", library, "--workers", "2", "--db", db, "--format", "csv"], in: scratch.path)
+        let csvRun = try await runCommand("cull", ["run", library, "--workers", "1", "--db", db, "--format", "csv"], in: scratch.path)
         #expect(csvRun.status == 0, "stderr: \(csvRun.stderr)")
         let csv = try GroupsCSV(csvRun.stdout)
         let near = csv.rows.filter { $0["kind"] == "near" }
@@ -91,7 +91,7 @@ struct KeeperTests {
     @Test("--reference keeps a reference folder's copy and never counts it as one that could go; --prefer reorders the chain")
     func referenceAndPrefer() async throws {
         let (scratch, library, db) = try await Self.library()
-        let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", db, "--format", "csv",
+        let run = try await runCommand("cull", ["run", library, "--workers", "1", "--db", db, "--format", "csv",
                                                 "--reference", "\(library)/exports", "--prefer", "largest"], in: scratch.path)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let near = try GroupsCSV(run.stdout).rows.filter { $0["kind"] == "near" }
@@ -127,7 +127,7 @@ struct KeeperTests {
         try fm.linkItem(atPath: "\(library)/export.png", toPath: "\(library)/albums/export.png")      // hard link of a copy
         try fm.createSymbolicLink(atPath: "\(library)/albums/latest.jpg", withDestinationPath: "\(library)/IMG_0001.jpg")
 
-        let run = try await runCommand("cull", ["run", library, "--workers", "2", "--db", camera.scratch.path + "/run.sqlite", "--format", "csv"],
+        let run = try await runCommand("cull", ["run", library, "--workers", "1", "--db", camera.scratch.path + "/run.sqlite", "--format", "csv"],
                                        in: camera.scratch.path)
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let rows = try GroupsCSV(run.stdout).rows

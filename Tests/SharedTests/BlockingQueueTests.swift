@@ -18,8 +18,9 @@ struct BlockingQueueTests {
             }
         }
         // The timeout fired while the work was still blocked (the gate is still closed); the
-        // bound is loose because other tests load this process's cooperative pool.
-        #expect(ContinuousClock.now - started < .seconds(30))
+        // bound is loose because other tests load this process's cooperative pool (at the
+        // suite's start the CPU-bound analysis tests hold it for tens of seconds).
+        #expect(ContinuousClock.now - started < .seconds(90))
         #expect(queue.abandoned == 1)
         #expect(queue.abandonedTotal == 1)
         // The permit came back at the timeout: the queue still runs work.

@@ -21,7 +21,7 @@ struct ClientOptions: ParsableArguments {
 }
 
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case table, csv, json
+    case table, csv, json, html
 
     /// `--format CSV` works as well as `--format csv`.
     init?(argument: String) { self.init(rawValue: argument.lowercased()) }

@@ -11,7 +11,7 @@ struct GroupsCommand: AsyncParsableCommand {
     @Option(help: "The scan (default: the latest finished one).")
     var scan: Int64 = 0
 
-    @Option(help: "Output: table, csv (group,kind,path,keeper,distance) or json.")
+    @Option(help: "Output: table, csv (group,kind,path,keeper,distance, then more columns), json, or html (a page with thumbnails to review in a browser: `> review.html`).")
     var format: OutputFormat = .table
 
     @OptionGroup var clientOptions: ClientOptions
@@ -24,7 +24,8 @@ struct GroupsCommand: AsyncParsableCommand {
             guard reply.scanState == "done" else {
                 throw CLIError("scan \(reply.scanID) is \(reply.scanState): it has no groups (only finished scans group); `cull status` lists the scans")
             }
-            FileHandle.standardOutput.write(Data(GroupsFormatter.render(reply.groups, format: format).utf8))
+            let text = try await GroupsFormatter.output(reply.groups, format: format, root: reply.root, scanID: reply.scanID)
+            FileHandle.standardOutput.write(Data(text.utf8))
         }
     }
 }

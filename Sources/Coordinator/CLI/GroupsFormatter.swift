@@ -1,13 +1,22 @@
 import Foundation
 import Shared
 
-/// Renders groups as a table for people, CSV for spreadsheets and scripts, or JSON.
+/// Renders groups as a table for people, CSV for spreadsheets and scripts, JSON, or an HTML
+/// page to review them in a browser (`HTMLReport`).
 enum GroupsFormatter {
+    /// The listing in `format`; for HTML with the photos' thumbnails, rendered from the files.
+    static func output(_ groups: [Cull_V1_Group], format: OutputFormat, root: String, scanID: Int64) async throws -> String {
+        guard format == .html else { return render(groups, format: format) }
+        return try await HTMLReport.render(groups, root: root, scanID: scanID, summary: summary(groups))
+    }
+
+    /// The listing in `format`; HTML without thumbnails (`output` renders them).
     static func render(_ groups: [Cull_V1_Group], format: OutputFormat) -> String {
         switch format {
         case .csv: csv(groups)
         case .json: json(groups)
         case .table: table(groups)
+        case .html: HTMLReport.page(groups, total: groups.count, root: "", scanID: 0, summary: summary(groups), thumbnails: [:])
         }
     }
 

@@ -27,7 +27,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "SQLite database file that keeps results between runs.")
     var db: String = RunCommand.defaultDatabase
 
-    @Option(help: "Output: table (for people), csv (group,kind,path,keeper,distance) or json.")
+    @Option(help: "Output: table (for people), csv (group,kind,path,keeper,distance, then more columns), json, or html (a page with thumbnails to review in a browser: `> review.html`).")
     var format: OutputFormat = .table
 
     @Flag(help: "List the photos that could not be analysed, with the reason, on standard error.")
@@ -119,7 +119,8 @@ struct RunCommand: AsyncParsableCommand {
             throw CLIError("scan \(scan.id) ended \(scan.state.rawValue): \(scan.error ?? "no reason recorded")")
         }
         let groups = try await store.groups(scanID: scan.id)
-        FileHandle.standardOutput.write(Data(GroupsFormatter.render(groups, format: format).utf8))
+        let text = try await GroupsFormatter.output(groups, format: format, root: root, scanID: scan.id)
+        FileHandle.standardOutput.write(Data(text.utf8))
         let analysedNow = try await store.analysedByScan(scan)
         printError("scanned \(scan.total) files in \(root): \(Self.plainCounts(total: scan.total, analysedNow: analysedNow, failed: scan.failed)); \(GroupsFormatter.summary(groups))")
         if scan.verifying > 0 {
