@@ -198,8 +198,8 @@ struct ScanWaitInterruptTests {
         defer { watcher.signal(SIGKILL) }
         // Interrupted once it watches: the scan has started and made progress.
         let deadline = ContinuousClock.now + .seconds(60)
-        while !watcher.stderr.contains("photos ("), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        try #require(watcher.stderr.contains("photos ("), "the watcher shows progress: \(watcher.stderr)")
+        while !watcher.stderr.contains(" photos · "), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        try #require(watcher.stderr.contains(" photos · "), "the watcher shows progress: \(watcher.stderr)")
         watcher.signal(SIGINT)
         #expect(await watcher.wait(timeout: .seconds(20)) == 130)
         let scan = try #require(Int64(watcher.stdout.split(separator: " ").dropFirst().first ?? ""), "stdout: \(watcher.stdout)")

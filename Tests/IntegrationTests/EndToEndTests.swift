@@ -123,6 +123,10 @@ struct EndToEndTests {
         #expect(dryRun.status == 0, "stderr: \(dryRun.stderr)")
         let couldGo = try GroupsCSV(groups.stdout).rows.filter { $0["keeper"] == "0" && $0["kind"] != "similar" }.count
         #expect(dryRun.stdout.contains("would move \(couldGo) photos from "), "\(dryRun.stdout)")
+        // `cull photos` asks the daemon too: the one file that is not a photo, and why.
+        let failed = try await runCommand("cull", ["photos", "--status", "failed", "--control", control], in: scratch.path)
+        #expect(failed.status == 0, "stderr: \(failed.stderr)")
+        #expect(failed.stdout.split(separator: "\n").count == 1 && failed.stdout.contains("notes.txt  unsupported: "), "\(failed.stdout)")
 
         // Clean shutdown on SIGTERM, everyone, and no stall of the cooperative pool anywhere.
         for worker in workers {

@@ -32,14 +32,7 @@ struct ApplyCommand: AsyncParsableCommand {
     @Flag(help: "Also move the other shots of similar groups (bursts, brackets), keeping each group's best.")
     var includeSimilar = false
 
-    @Option(help: "The database `cull run` kept its results in (ignored with --control).")
-    var db: String = RunCommand.defaultDatabase
-
-    @Option(help: "Ask the daemon at this control endpoint for the groups instead of reading --db.")
-    var control: String?
-
-    @Option(help: "Seconds to wait for the daemon's answer.")
-    var timeout: Double = 10
+    @OptionGroup var source: ResultsSourceOptions
 
     func run() async throws {
         try await reportingErrors {
@@ -56,20 +49,10 @@ struct ApplyCommand: AsyncParsableCommand {
     }
 
     private func groups() async throws -> Cull_V1_GroupsReply {
-        if let control {
-            let client = ControlClient(endpoint: Endpoints.control(control, environment: [:]), timeout: .milliseconds(Int64(timeout * 1000)))
-            guard case .groupsReply(let reply) = try await client.request(.groupsRequest(.with { $0.scanID = scan })) else {
-                throw CLIError.unexpectedAnswer
-            }
-            return reply
+        guard case .groupsReply(let reply) = try await source.answer(.groupsRequest(.with { $0.scanID = scan })) else {
+            throw CLIError.unexpectedAnswer
         }
-        let path = absolutePath(db)
-        // A stat of a file that may sit on a hung mount: its own thread, like the store's opening.
-        guard try await onOwnThread({ FileManager.default.fileExists(atPath: path) }) else {
-            throw CLIError("no results in \(path): run `cull run DIR` first (or give --db, or --control to ask a daemon)")
-        }
-        let store = try await CullStore.open(path: path, on: BlockingQueue(label: "cull.apply.store", limit: 1))
-        return try await store.groupsReply(scanID: scan)
+        return reply
     }
 
     private func report(_ outcome: ApplyOutcome, plan: MovePlan) {

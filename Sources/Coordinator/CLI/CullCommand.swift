@@ -14,7 +14,8 @@ struct CullCommand: AsyncParsableCommand {
         version: CullVersion.software,
         subcommands: [
             RunCommand.self, ServeCommand.self, ScanCommand.self, StatusCommand.self,
-            CancelCommand.self, GroupsCommand.self, WorkersCommand.self, ApplyCommand.self, UndoCommand.self, SampleLibraryCommand.self,
+            CancelCommand.self, GroupsCommand.self, PhotosCommand.self, WorkersCommand.self, ApplyCommand.self, UndoCommand.self,
+            SampleLibraryCommand.self,
         ]
     )
 }

@@ -32,7 +32,7 @@ final class RunDriver: Service, Sendable {
         let ended: Result<ScanRecord, any Error>? = await cancelWhenGracefulShutdown {
             do {
                 let (scan, _) = try await coordinator.startScan(root: root, prefer: prefer, referenceFolders: referenceFolders)
-                let progress = ProgressLine(enabled: standardErrorIsTerminal)
+                let progress = ProgressLine(terminal: standardErrorIsTerminal)
                 defer { progress.finish() }
                 return .success(try await coordinator.waitForScan(id: scan.id, check: {
                     pool.gaveUp ? CLIError("the worker processes keep exiting (see the messages above; --verbose shows more)") : nil
@@ -50,35 +50,24 @@ final class RunDriver: Service, Sendable {
     }
 }
 
-/// One status line on a terminal, rewritten in place; nothing when not a terminal.
+/// `cull run`'s progress on standard error (`ProgressMeter`): a bar rewritten in place on a
+/// terminal, a plain line every few seconds when piped.
 final class ProgressLine: Sendable {
-    let enabled: Bool
-    /// When the line was last written: it is rewritten at most every `interval`, however often
-    /// the scan is looked at.
-    private let shown = Mutex<ContinuousClock.Instant?>(nil)
-    static let interval: Duration = .milliseconds(200)
-    init(enabled: Bool) { self.enabled = enabled }
+    let terminal: Bool
+    private let meter: Mutex<ProgressMeter>
+    init(terminal: Bool) {
+        self.terminal = terminal
+        meter = Mutex(ProgressMeter(terminal: terminal))
+    }
 
     func show(_ scan: ScanRecord) {
-        guard enabled else { return }
-        let now = ContinuousClock.now
-        let due = shown.withLock { last in
-            guard last.map({ now - $0 >= Self.interval }) ?? true else { return false }
-            last = now
-            return true
-        }
-        if due { FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.describe(scan)).utf8)) }
+        guard let text = meter.withLock({ $0.update(ScanProgress(scan)) }) else { return }
+        FileHandle.standardError.write(Data(text.utf8))
     }
 
+    /// Clears the bar (a terminal's line is rewritten in place; the listing follows).
     func finish() {
-        guard enabled else { return }
+        guard terminal else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
-    }
-
-    static func describe(_ scan: ScanRecord) -> String {
-        let percent = scan.total > 0 ? Double(scan.done) * 100 / Double(scan.total) : 0
-        let walking = scan.walkComplete ? "" : ", still finding files"
-        return String(format: "scan %lld: %lld/%lld photos (%.1f%%), %lld failed%@",
-                      scan.id, scan.done, scan.total, percent, scan.failed, walking)
     }
 }

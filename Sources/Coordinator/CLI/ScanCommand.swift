@@ -51,17 +51,11 @@ struct ScanCommand: AsyncParsableCommand {
                 }
             }
             defer { interrupt.cancel() }
-            var lastLine = ContinuousClock.now - .seconds(60)
+            var meter = ProgressMeter(terminal: terminal)
             while true {
                 guard case .statusReply(let reply) = try await client.request(.statusRequest(.with { $0.scanID = started.scanID })),
                       let scan = reply.scans.first else { throw CLIError.unexpectedAnswer }
-                let line = StatusCommand.progress(scan)
-                if terminal {
-                    FileHandle.standardError.write(Data("\r\u{1B}[K\(line)".utf8))
-                } else if ContinuousClock.now - lastLine >= .seconds(5) || scan.state != "running" {
-                    printError(line)
-                    lastLine = .now
-                }
+                if let text = meter.update(ScanProgress(scan)) { FileHandle.standardError.write(Data(text.utf8)) }
                 if scan.state != "running" {
                     if terminal { FileHandle.standardError.write(Data("\n".utf8)) }
                     guard scan.state == "done" else {

@@ -33,15 +33,6 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    static func progress(_ scan: Cull_V1_ScanStatus) -> String {
-        let percent = scan.total > 0 ? Double(scan.done) * 100 / Double(scan.total) : 0
-        let state = scan.phase.isEmpty ? scan.state : scan.phase
-        let walking = scan.phase == "walking" ? ", still finding files" : ""
-        let verifying = scan.verifying > 0 ? ", \(scan.verifying) checked again from their main image" : ""
-        return String(format: "scan %lld %@: %lld/%lld photos (%.1f%%), %lld failed%@%@",
-                      scan.scanID, state, scan.done, scan.total, percent, scan.failed, walking, verifying)
-    }
-
     static func render(_ reply: Cull_V1_StatusReply) -> String {
         var out = "SCANS\n"
         if reply.scans.isEmpty { out += "  none yet: `cull scan DIR` starts one\n" }

@@ -25,6 +25,8 @@ extension Coordinator {
                 return .cancelReply(reply)
             case .groupsRequest(let request):
                 return .groupsReply(try await groupsReply(scanID: request.scanID))
+            case .photosRequest(let request):
+                return .photosReply(try await store.photosPage(request))
             default:
                 return controlError("\(command.name) is not a control command")
             }

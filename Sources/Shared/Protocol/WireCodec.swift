@@ -99,6 +99,8 @@ extension Cull_V1_Envelope.OneOf_Command {
         case .cancelReply: "CANCEL_REPLY"
         case .groupsRequest: "GROUPS"
         case .groupsReply: "GROUPS_REPLY"
+        case .photosRequest: "PHOTOS"
+        case .photosReply: "PHOTOS_REPLY"
         case .controlError: "CONTROL_ERROR"
         }
     }

@@ -930,6 +930,77 @@ public nonisolated struct Cull_V1_GroupsReply: Sendable {
   public init() {}
 }
 
+/// Per-photo outcomes of a scan, a page at a time in path order (`cull photos`).
+public nonisolated struct Cull_V1_PhotosRequest: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  /// 0: the latest scan, in any state
+  public var scanID: Int64 = 0
+
+  /// "analysed", "failed", "pending"; "": all
+  public var status: String = String()
+
+  /// the last path of the previous page; "": from the start
+  public var after: String = String()
+
+  /// photos in this page, 1...10000 (0: 1000)
+  public var limit: UInt32 = 0
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Cull_V1_PhotoOutcome: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var path: String = String()
+
+  /// analysed, failed, pending
+  public var status: String = String()
+
+  /// for failed: unsupported, corrupt, too_large, unreadable, timed_out, ...
+  public var errorKind: String = String()
+
+  /// for failed: what happened, naming the file
+  public var errorMessage: String = String()
+
+  public var fileSize: UInt64 = 0
+
+  public var width: UInt32 = 0
+
+  public var height: UInt32 = 0
+
+  public var format: String = String()
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct Cull_V1_PhotosReply: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var scanID: Int64 = 0
+
+  public var root: String = String()
+
+  public var photos: [Cull_V1_PhotoOutcome] = []
+
+  /// another page follows: ask again with after = the last path
+  public var more: Bool = false
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
 public nonisolated struct Cull_V1_ControlError: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -1085,6 +1156,22 @@ public nonisolated struct Cull_V1_Envelope: Sendable {
     set {command = .controlError(newValue)}
   }
 
+  public var photosRequest: Cull_V1_PhotosRequest {
+    get {
+      if case .photosRequest(let v)? = command {return v}
+      return Cull_V1_PhotosRequest()
+    }
+    set {command = .photosRequest(newValue)}
+  }
+
+  public var photosReply: Cull_V1_PhotosReply {
+    get {
+      if case .photosReply(let v)? = command {return v}
+      return Cull_V1_PhotosReply()
+    }
+    set {command = .photosReply(newValue)}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public nonisolated enum OneOf_Command: Equatable, Sendable {
@@ -1105,6 +1192,8 @@ public nonisolated struct Cull_V1_Envelope: Sendable {
     case groupsRequest(Cull_V1_GroupsRequest)
     case groupsReply(Cull_V1_GroupsReply)
     case controlError(Cull_V1_ControlError)
+    case photosRequest(Cull_V1_PhotosRequest)
+    case photosReply(Cull_V1_PhotosReply)
 
   }
 
@@ -2607,6 +2696,161 @@ nonisolated extension Cull_V1_GroupsReply: SwiftProtobuf.Message, SwiftProtobuf.
   }
 }
 
+nonisolated extension Cull_V1_PhotosRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PhotosRequest"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scan_id\0\u{1}status\0\u{1}after\0\u{1}limit\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.scanID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.status) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.after) }()
+      case 4: try { try decoder.decodeSingularUInt32Field(value: &self.limit) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.scanID != 0 {
+      try visitor.visitSingularInt64Field(value: self.scanID, fieldNumber: 1)
+    }
+    if !self.status.isEmpty {
+      try visitor.visitSingularStringField(value: self.status, fieldNumber: 2)
+    }
+    if !self.after.isEmpty {
+      try visitor.visitSingularStringField(value: self.after, fieldNumber: 3)
+    }
+    if self.limit != 0 {
+      try visitor.visitSingularUInt32Field(value: self.limit, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Cull_V1_PhotosRequest, rhs: Cull_V1_PhotosRequest) -> Bool {
+    if lhs.scanID != rhs.scanID {return false}
+    if lhs.status != rhs.status {return false}
+    if lhs.after != rhs.after {return false}
+    if lhs.limit != rhs.limit {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Cull_V1_PhotoOutcome: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PhotoOutcome"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}path\0\u{1}status\0\u{3}error_kind\0\u{3}error_message\0\u{3}file_size\0\u{1}width\0\u{1}height\0\u{1}format\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularStringField(value: &self.path) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.status) }()
+      case 3: try { try decoder.decodeSingularStringField(value: &self.errorKind) }()
+      case 4: try { try decoder.decodeSingularStringField(value: &self.errorMessage) }()
+      case 5: try { try decoder.decodeSingularUInt64Field(value: &self.fileSize) }()
+      case 6: try { try decoder.decodeSingularUInt32Field(value: &self.width) }()
+      case 7: try { try decoder.decodeSingularUInt32Field(value: &self.height) }()
+      case 8: try { try decoder.decodeSingularStringField(value: &self.format) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if !self.path.isEmpty {
+      try visitor.visitSingularStringField(value: self.path, fieldNumber: 1)
+    }
+    if !self.status.isEmpty {
+      try visitor.visitSingularStringField(value: self.status, fieldNumber: 2)
+    }
+    if !self.errorKind.isEmpty {
+      try visitor.visitSingularStringField(value: self.errorKind, fieldNumber: 3)
+    }
+    if !self.errorMessage.isEmpty {
+      try visitor.visitSingularStringField(value: self.errorMessage, fieldNumber: 4)
+    }
+    if self.fileSize != 0 {
+      try visitor.visitSingularUInt64Field(value: self.fileSize, fieldNumber: 5)
+    }
+    if self.width != 0 {
+      try visitor.visitSingularUInt32Field(value: self.width, fieldNumber: 6)
+    }
+    if self.height != 0 {
+      try visitor.visitSingularUInt32Field(value: self.height, fieldNumber: 7)
+    }
+    if !self.format.isEmpty {
+      try visitor.visitSingularStringField(value: self.format, fieldNumber: 8)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Cull_V1_PhotoOutcome, rhs: Cull_V1_PhotoOutcome) -> Bool {
+    if lhs.path != rhs.path {return false}
+    if lhs.status != rhs.status {return false}
+    if lhs.errorKind != rhs.errorKind {return false}
+    if lhs.errorMessage != rhs.errorMessage {return false}
+    if lhs.fileSize != rhs.fileSize {return false}
+    if lhs.width != rhs.width {return false}
+    if lhs.height != rhs.height {return false}
+    if lhs.format != rhs.format {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension Cull_V1_PhotosReply: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".PhotosReply"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scan_id\0\u{1}root\0\u{1}photos\0\u{1}more\0")
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    while let fieldNumber = try decoder.nextFieldNumber() {
+      // The use of inline closures is to circumvent an issue where the compiler
+      // allocates stack space for every case branch when no optimizations are
+      // enabled. https://github.com/apple/swift-protobuf/issues/1034
+      switch fieldNumber {
+      case 1: try { try decoder.decodeSingularInt64Field(value: &self.scanID) }()
+      case 2: try { try decoder.decodeSingularStringField(value: &self.root) }()
+      case 3: try { try decoder.decodeRepeatedMessageField(value: &self.photos) }()
+      case 4: try { try decoder.decodeSingularBoolField(value: &self.more) }()
+      default: break
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    if self.scanID != 0 {
+      try visitor.visitSingularInt64Field(value: self.scanID, fieldNumber: 1)
+    }
+    if !self.root.isEmpty {
+      try visitor.visitSingularStringField(value: self.root, fieldNumber: 2)
+    }
+    if !self.photos.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.photos, fieldNumber: 3)
+    }
+    if self.more != false {
+      try visitor.visitSingularBoolField(value: self.more, fieldNumber: 4)
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: Cull_V1_PhotosReply, rhs: Cull_V1_PhotosReply) -> Bool {
+    if lhs.scanID != rhs.scanID {return false}
+    if lhs.root != rhs.root {return false}
+    if lhs.photos != rhs.photos {return false}
+    if lhs.more != rhs.more {return false}
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
 nonisolated extension Cull_V1_ControlError: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ControlError"
   public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}message\0")
@@ -2639,7 +2883,7 @@ nonisolated extension Cull_V1_ControlError: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Cull_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Envelope"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}welcome\0\u{1}job\0\u{1}result\0\u{1}heartbeat\0\u{3}cancel_jobs\0\u{1}disconnect\0\u{3}protocol_error\0\u{4}\u{c}scan_request\0\u{3}scan_started\0\u{3}status_request\0\u{3}status_reply\0\u{3}cancel_request\0\u{3}cancel_reply\0\u{3}groups_request\0\u{3}groups_reply\0\u{3}control_error\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}hello\0\u{1}welcome\0\u{1}job\0\u{1}result\0\u{1}heartbeat\0\u{3}cancel_jobs\0\u{1}disconnect\0\u{3}protocol_error\0\u{4}\u{c}scan_request\0\u{3}scan_started\0\u{3}status_request\0\u{3}status_reply\0\u{3}cancel_request\0\u{3}cancel_reply\0\u{3}groups_request\0\u{3}groups_reply\0\u{3}control_error\0\u{3}photos_request\0\u{3}photos_reply\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2868,6 +3112,32 @@ nonisolated extension Cull_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._Me
           self.command = .controlError(v)
         }
       }()
+      case 29: try {
+        var v: Cull_V1_PhotosRequest?
+        var hadOneofValue = false
+        if let current = self.command {
+          hadOneofValue = true
+          if case .photosRequest(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.command = .photosRequest(v)
+        }
+      }()
+      case 30: try {
+        var v: Cull_V1_PhotosReply?
+        var hadOneofValue = false
+        if let current = self.command {
+          hadOneofValue = true
+          if case .photosReply(let m) = current {v = m}
+        }
+        try decoder.decodeSingularMessageField(value: &v)
+        if let v = v {
+          if hadOneofValue {try decoder.handleConflictingOneOf()}
+          self.command = .photosReply(v)
+        }
+      }()
       default: break
       }
     }
@@ -2946,6 +3216,14 @@ nonisolated extension Cull_V1_Envelope: SwiftProtobuf.Message, SwiftProtobuf._Me
     case .controlError?: try {
       guard case .controlError(let v)? = self.command else { preconditionFailure() }
       try visitor.visitSingularMessageField(value: v, fieldNumber: 28)
+    }()
+    case .photosRequest?: try {
+      guard case .photosRequest(let v)? = self.command else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 29)
+    }()
+    case .photosReply?: try {
+      guard case .photosReply(let v)? = self.command else { preconditionFailure() }
+      try visitor.visitSingularMessageField(value: v, fieldNumber: 30)
     }()
     case nil: break
     }
