@@ -37,6 +37,7 @@ struct RunCommand: AsyncParsableCommand {
     var verbose = false
 
     @OptionGroup var keeperOptions: KeeperOptions
+    @OptionGroup var filterOptions: WalkFilterOptions
     @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
@@ -84,7 +85,7 @@ struct RunCommand: AsyncParsableCommand {
             var workerEnvironment = environment
             workerEnvironment["CULL_LOG_LEVEL"] = level.rawValue
             let driver = RunDriver(coordinator: coordinator, root: root, prefer: try keeperOptions.preferredRules(),
-                                   referenceFolders: keeperOptions.referenceFolders, workers: WorkerProcesses.Launch(
+                                   referenceFolders: keeperOptions.referenceFolders, walkFilter: filterOptions.filter, workers: WorkerProcesses.Launch(
                 executable: try WorkerProcesses.siblingExecutable(named: "cull-worker"),
                 count: workers ?? ProcessInfo.processInfo.activeProcessorCount,
                 environment: workerEnvironment,

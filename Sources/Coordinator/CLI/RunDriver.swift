@@ -11,14 +11,17 @@ final class RunDriver: Service, Sendable {
     let root: String
     let prefer: [String]
     let referenceFolders: [String]
+    let walkFilter: WalkFilter
     let launch: WorkerProcesses.Launch
     private let result = Mutex<Result<ScanRecord, any Error>?>(nil)
 
-    init(coordinator: Coordinator, root: String, prefer: [String] = [], referenceFolders: [String] = [], workers: WorkerProcesses.Launch) {
+    init(coordinator: Coordinator, root: String, prefer: [String] = [], referenceFolders: [String] = [], walkFilter: WalkFilter = WalkFilter(),
+         workers: WorkerProcesses.Launch) {
         self.coordinator = coordinator
         self.root = root
         self.prefer = prefer
         self.referenceFolders = referenceFolders
+        self.walkFilter = walkFilter
         self.launch = workers
     }
 
@@ -28,10 +31,10 @@ final class RunDriver: Service, Sendable {
     func run() async throws {
         let pool = try WorkerProcesses(launch, logger: coordinator.logger)
         let coordinator = self.coordinator
-        let root = self.root, prefer = self.prefer, referenceFolders = self.referenceFolders
+        let root = self.root, prefer = self.prefer, referenceFolders = self.referenceFolders, walkFilter = self.walkFilter
         let ended: Result<ScanRecord, any Error>? = await cancelWhenGracefulShutdown {
             do {
-                let (scan, _) = try await coordinator.startScan(root: root, prefer: prefer, referenceFolders: referenceFolders)
+                let (scan, _) = try await coordinator.startScan(root: root, prefer: prefer, referenceFolders: referenceFolders, walkFilter: walkFilter)
                 let progress = ProgressLine(terminal: standardErrorIsTerminal)
                 defer { progress.finish() }
                 return .success(try await coordinator.waitForScan(id: scan.id, check: {

@@ -17,6 +17,7 @@ struct ScanCommand: AsyncParsableCommand {
     var wait = false
 
     @OptionGroup var keeperOptions: KeeperOptions
+    @OptionGroup var filterOptions: WalkFilterOptions
     @OptionGroup var clientOptions: ClientOptions
 
     func validate() throws { try checkFolderArgument(directory) }
@@ -29,6 +30,9 @@ struct ScanCommand: AsyncParsableCommand {
                 $0.root = absolutePath(directory)
                 $0.prefer = prefer
                 $0.referenceFolders = references
+                $0.include = filterOptions.include
+                $0.exclude = filterOptions.exclude
+                $0.noDefaultSkips = filterOptions.noDefaultSkips
             }
             guard case .scanStarted(let started) = try await client.request(.scanRequest(request)) else {
                 throw CLIError.unexpectedAnswer

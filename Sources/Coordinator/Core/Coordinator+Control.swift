@@ -7,7 +7,9 @@ extension Coordinator {
         do {
             switch command {
             case .scanRequest(let request):
-                let (scan, superseded) = try await startScan(root: request.root, prefer: request.prefer, referenceFolders: request.referenceFolders)
+                let filter = WalkFilter(include: request.include, exclude: request.exclude, defaultSkips: !request.noDefaultSkips)
+                let (scan, superseded) = try await startScan(root: request.root, prefer: request.prefer, referenceFolders: request.referenceFolders,
+                                                             walkFilter: filter)
                 var started = Cull_V1_ScanStarted()
                 started.scanID = scan.id
                 started.generation = scan.generation

@@ -6,12 +6,15 @@ extension Coordinator {
     /// Starts a scan of `root` (an existing directory), superseding a running scan of it.
     /// `prefer` orders the keeper chain (empty: the daemon's default); `referenceFolders` must
     /// lie inside `root`.
-    func startScan(root: String, prefer: [String] = [], referenceFolders: [String] = []) async throws -> (scan: ScanRecord, superseded: [Int64]) {
+    func startScan(root: String, prefer: [String] = [], referenceFolders: [String] = [],
+                   walkFilter: WalkFilter = WalkFilter()) async throws -> (scan: ScanRecord, superseded: [Int64]) {
         let root = try await validatedRoot(root)
         let policy = try keeperPolicy(root: root, prefer: prefer, referenceFolders: referenceFolders)
-        let (scan, superseded) = try await store.startScan(root: root, keeperPolicy: policy)
+        let filter: WalkFilter
+        do { filter = try walkFilter.validated() } catch { throw CoordinatorError(description: error.description) }
+        let (scan, superseded) = try await store.startScan(root: root, keeperPolicy: policy, walkFilter: filter)
         for old in superseded { stopJobs(ofScan: old, reason: "superseded by scan \(scan.id)") }
-        logger.info("scan started", metadata: ["scan": "\(scan.id)", "root": "\(root)", "generation": "\(scan.generation)"])
+        logger.info("scan started", metadata: ["scan": "\(scan.id)", "root": "\(root)", "generation": "\(scan.generation)", "filter": "\(filter.summary)"])
         scanStartsContinuation.yield(scan)
         return (scan, superseded)
     }

@@ -24,7 +24,7 @@ struct WalkService: Service {
         defer { _ = coordinator.activeWalks.withLock { $0.remove(scan.id) } }
         let configuration = coordinator.configuration
         let store = coordinator.store
-        let walker = LibraryWalker(root: scan.root)
+        let walker = LibraryWalker(root: scan.root, filter: scan.walkFilter)
         @Sendable func read() async throws -> [WalkedFile] {
             // Backpressure: the walk waits while plenty of work is queued, so memory stays
             // bounded however large the library.

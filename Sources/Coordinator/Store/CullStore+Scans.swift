@@ -4,8 +4,9 @@ import GRDB
 /// Scans: starting (with a new generation), ending, and reading them back.
 extension CullStore {
     /// Starts a scan of `root`, superseding any scan of the same library still running.
-    func startScan(root: String, keeperPolicy: KeeperPolicy = KeeperPolicy()) async throws -> (scan: ScanRecord, superseded: [Int64]) {
+    func startScan(root: String, keeperPolicy: KeeperPolicy = KeeperPolicy(), walkFilter: WalkFilter = WalkFilter()) async throws -> (scan: ScanRecord, superseded: [Int64]) {
         let folders = String(decoding: try JSONEncoder().encode(keeperPolicy.referenceFolders), as: UTF8.self)
+        let filter = String(decoding: try JSONEncoder().encode(walkFilter), as: UTF8.self)
         return try await writer.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO libraries (root) VALUES (?)", arguments: [root])
             let library = try Row.fetchOne(db, sql: "SELECT id, current_generation FROM libraries WHERE root = ?", arguments: [root])!
@@ -18,8 +19,9 @@ extension CullStore {
                 try Self.endScan(db, scanID: scanID, state: .superseded, at: now, error: "superseded by a newer scan of the same library")
             }
             try db.execute(sql: "UPDATE libraries SET current_generation = ? WHERE id = ?", arguments: [generation, libraryID])
-            try db.execute(sql: "INSERT INTO scans (library_id, generation, state, started_at, keeper_rules, reference_folders) VALUES (?, ?, ?, ?, ?, ?)",
-                           arguments: [libraryID, generation, ScanState.running, now, keeperPolicy.rulesText, folders])
+            try db.execute(sql: """
+                INSERT INTO scans (library_id, generation, state, started_at, keeper_rules, reference_folders, walk_filter) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [libraryID, generation, ScanState.running, now, keeperPolicy.rulesText, folders, filter])
             return (try Self.scan(db, id: db.lastInsertedRowID)!, superseded)
         }
     }
@@ -94,7 +96,8 @@ extension CullStore {
             state: (row["state"] as ScanState?) ?? .failed, walkComplete: row["walk_complete"],
             total: row["total"], done: row["done"], failed: row["failed"], groups: row["group_count"],
             startedAt: row["started_at"], finishedAt: row["finished_at"], error: row["error"], verifying: row["verifying"],
-            keeperPolicy: keeperPolicy(rules: row["keeper_rules"], folders: row["reference_folders"]))
+            keeperPolicy: keeperPolicy(rules: row["keeper_rules"], folders: row["reference_folders"]),
+            walkFilter: (row["walk_filter"] as String?).flatMap { try? JSONDecoder().decode(WalkFilter.self, from: Data($0.utf8)) } ?? WalkFilter())
     }
 
     /// The policy stored with a scan; the default for scans from before migration v9 (and,

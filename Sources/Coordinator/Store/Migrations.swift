@@ -214,7 +214,7 @@ enum Migrations {
             try db.execute(sql: "DROP INDEX photos_by_seen")
             try db.execute(sql: "CREATE INDEX photos_by_status ON photos(library_id, status)")
         }
-        migrator.registerMigration("v9: keepers chosen by a policy, with their reasons; which file each path is") { db in
+        migrator.registerMigration("v9: keepers chosen by a policy, with their reasons; which file each path is; walk filters") { db in
             // The scan's keeper chain and reference folders (`KeeperPolicy`; NULL: the default
             // chain, no reference folders), why each group's keeper won, and what each member
             // is to it. Groups stored before have no reasons: their listings show none.
@@ -227,6 +227,9 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN device INTEGER")
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN inode INTEGER")
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN links INTEGER")
+            // The scan's `WalkFilter` as JSON (NULL: the defaults), so a resumed walk takes the
+            // same files.
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN walk_filter TEXT")
         }
         return migrator
     }

@@ -28,6 +28,8 @@ struct ScanRecord: Sendable, Equatable {
     var verifying: Int64 = 0
     /// How its groups' keepers are chosen: the scan request's, else the daemon's default.
     var keeperPolicy = KeeperPolicy()
+    /// Which files its walk takes.
+    var walkFilter = WalkFilter()
 
     /// What a running scan is doing (nil once it ended). Analysis overlaps the walk, so
     /// "walking" lasts until the last file is found; "verifying" is analysis again, of

@@ -643,6 +643,16 @@ public nonisolated struct Cull_V1_ScanRequest: Sendable {
   /// Absolute folders inside root whose photos are always kept and never moved.
   public var referenceFolders: [String] = []
 
+  /// Which files the walk takes (docs/FEATURES.md, "Which files a scan takes"): shell globs,
+  /// case-insensitive; without a '/' they match a name at any depth, with one the path below
+  /// root. Excluded folders are not entered; with includes, only matching files are taken.
+  public var include: [String] = []
+
+  public var exclude: [String] = []
+
+  /// also take hidden files, @eaDir, #recycle, *.lrdata, ...
+  public var noDefaultSkips: Bool = false
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2039,7 +2049,7 @@ nonisolated extension Cull_V1_ProtocolError.Code: SwiftProtobuf._ProtoNameProvid
 
 nonisolated extension Cull_V1_ScanRequest: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ScanRequest"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0\u{1}prefer\0\u{3}reference_folders\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}root\0\u{1}prefer\0\u{3}reference_folders\0\u{1}include\0\u{1}exclude\0\u{3}no_default_skips\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2050,6 +2060,9 @@ nonisolated extension Cull_V1_ScanRequest: SwiftProtobuf.Message, SwiftProtobuf.
       case 1: try { try decoder.decodeSingularStringField(value: &self.root) }()
       case 2: try { try decoder.decodeRepeatedStringField(value: &self.prefer) }()
       case 3: try { try decoder.decodeRepeatedStringField(value: &self.referenceFolders) }()
+      case 4: try { try decoder.decodeRepeatedStringField(value: &self.include) }()
+      case 5: try { try decoder.decodeRepeatedStringField(value: &self.exclude) }()
+      case 6: try { try decoder.decodeSingularBoolField(value: &self.noDefaultSkips) }()
       default: break
       }
     }
@@ -2065,6 +2078,15 @@ nonisolated extension Cull_V1_ScanRequest: SwiftProtobuf.Message, SwiftProtobuf.
     if !self.referenceFolders.isEmpty {
       try visitor.visitRepeatedStringField(value: self.referenceFolders, fieldNumber: 3)
     }
+    if !self.include.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.include, fieldNumber: 4)
+    }
+    if !self.exclude.isEmpty {
+      try visitor.visitRepeatedStringField(value: self.exclude, fieldNumber: 5)
+    }
+    if self.noDefaultSkips != false {
+      try visitor.visitSingularBoolField(value: self.noDefaultSkips, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2072,6 +2094,9 @@ nonisolated extension Cull_V1_ScanRequest: SwiftProtobuf.Message, SwiftProtobuf.
     if lhs.root != rhs.root {return false}
     if lhs.prefer != rhs.prefer {return false}
     if lhs.referenceFolders != rhs.referenceFolders {return false}
+    if lhs.include != rhs.include {return false}
+    if lhs.exclude != rhs.exclude {return false}
+    if lhs.noDefaultSkips != rhs.noDefaultSkips {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
