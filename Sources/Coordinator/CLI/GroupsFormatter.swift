@@ -94,12 +94,19 @@ enum GroupsFormatter {
     /// near groups outside reference folders could go, and the bytes are those moving them
     /// would free: not of a file with other hard links. Similar shots are never counted.
     static func summary(_ groups: [Cull_V1_Group]) -> String {
-        let duplicates = groups.filter { $0.kind != "similar" }
-        let photos = duplicates.reduce(0) { $0 + $1.members.filter { $0.relation != "same file" }.count }
-        let removable = duplicates.flatMap { $0.members.filter(couldGo) }
-        let bytes = removable.filter { $0.links <= 1 }.reduce(UInt64(0)) { $0 + $1.fileSize }
-        var line = "\(duplicates.count) duplicate groups, \(photos) photos, \(removable.count) could go (\(byteCount(bytes)))"
-        let similar = groups.count - duplicates.count
+        // Counted in place: a listing can hold a hundred thousand members.
+        var duplicates = 0, photos = 0, removable = 0, bytes: UInt64 = 0
+        for group in groups where group.kind != "similar" {
+            duplicates += 1
+            for member in group.members {
+                if member.relation != "same file" { photos += 1 }
+                guard couldGo(member) else { continue }
+                removable += 1
+                if member.links <= 1 { bytes += member.fileSize }
+            }
+        }
+        var line = "\(duplicates) duplicate groups, \(photos) photos, \(removable) could go (\(byteCount(bytes)))"
+        let similar = groups.count - duplicates
         if similar > 0 { line += "; \(similar) groups of similar shots (not duplicates)" }
         return line + "."
     }

@@ -49,20 +49,12 @@ extension CullStore {
             guard try Self.isCurrent(db, scanID: scan.id, generation: scan.generation) else { return nil }
             try db.execute(sql: "DELETE FROM group_members WHERE group_id IN (SELECT id FROM groups WHERE scan_id = ?)", arguments: [scan.id])
             try db.execute(sql: "DELETE FROM groups WHERE scan_id = ?", arguments: [scan.id])
-            try db.execute(sql: """
-                INSERT INTO groups (scan_id, number, kind, keeper_photo_id, keeper_reason)
-                SELECT ?, number, kind, keeper_photo_id, keeper_reason FROM groups WHERE scan_id = ? ORDER BY number
-                """, arguments: [scan.id, earlier])
-            try db.execute(sql: """
-                INSERT INTO group_members (group_id, photo_id, distance, is_keeper, relation)
-                SELECT new.id, m.photo_id, m.distance, m.is_keeper, m.relation
-                FROM groups old JOIN group_members m ON m.group_id = old.id
-                JOIN groups new ON new.scan_id = ? AND new.number = old.number
-                WHERE old.scan_id = ?
-                """, arguments: [scan.id, earlier])
-            let kept = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM groups WHERE scan_id = ?", arguments: [scan.id]) ?? 0
-            try db.execute(sql: "UPDATE scans SET state = ?, finished_at = ?, grouping_digest = ? WHERE id = ?",
-                           arguments: [ScanState.done, Date().timeIntervalSince1970, digest, scan.id])
+            // The groups are not copied: the scan names the scan that holds them (that scan's
+            // own source, if it kept another's in turn), which `groups(scanID:)` reads.
+            let source = try Int64.fetchOne(db, sql: "SELECT COALESCE(groups_of, id) FROM scans WHERE id = ?", arguments: [earlier]) ?? earlier
+            let kept = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM groups WHERE scan_id = ?", arguments: [source]) ?? 0
+            try db.execute(sql: "UPDATE scans SET state = ?, finished_at = ?, grouping_digest = ?, groups_of = ? WHERE id = ?",
+                           arguments: [ScanState.done, Date().timeIntervalSince1970, digest, source, scan.id])
             return kept
         }
     }

@@ -82,7 +82,7 @@ extension CullStore {
     }
 
     private static let scanSelect = """
-        SELECT s.*, l.root, (SELECT COUNT(*) FROM groups g WHERE g.scan_id = s.id) AS group_count
+        SELECT s.*, l.root, (SELECT COUNT(*) FROM groups g WHERE g.scan_id = COALESCE(s.groups_of, s.id)) AS group_count
         FROM scans s JOIN libraries l ON l.id = s.library_id
         """
 

@@ -13,8 +13,19 @@ extension CullStore {
         let pipeline = Int64(PhotoAnalyzer.pipelineVersion)
         return try await writer.write { db in
             try Self.requireCurrent(db, scanID: scan.id, generation: scan.generation)
-            // A rescan of an unchanged library is this loop, once per file: its lookup and its
-            // "seen" mark go through SQLite's C API (`RawStatement`), prepared once per batch.
+            // A rescan of an unchanged library is this loop, once per file, through SQLite's C API
+            // (`RawStatement`), prepared once per batch. First one UPDATE that marks the file
+            // seen if its row says it is analysed and unchanged: one descent of the path index
+            // and one row write, the whole cost of an unchanged file. Anything else (new,
+            // changed, failed, walked again after a restart) takes the lookup below.
+            let markUnchanged = try RawStatement(db, sql: """
+                UPDATE photos SET seen_generation = ?1, device = ?4, inode = ?5, links = ?6
+                WHERE library_id = ?2 AND path = ?3 AND size = ?7 AND mtime_ns = ?8 AND pipeline_version = ?9
+                    AND status = 'analysed' AND seen_generation != ?1
+                """)
+            markUnchanged.bind(1, scan.generation)
+            markUnchanged.bind(2, scan.libraryID)
+            markUnchanged.bind(9, pipeline)
             let lookup = try RawStatement(db, sql: """
                 SELECT id, size, mtime_ns, status, pipeline_version, error_kind, seen_generation
                 FROM photos WHERE library_id = ?1 AND path = ?2
@@ -25,6 +36,16 @@ extension CullStore {
             var pending: [(id: Int64, path: String)] = []
             var total = 0, done = 0, failed = 0
             for file in files {
+                markUnchanged.bind(4, file.device)
+                markUnchanged.bind(5, file.inode)
+                markUnchanged.bind(6, file.links)
+                markUnchanged.bind(7, file.size)
+                markUnchanged.bind(8, file.mtimeNanoseconds)
+                if try markUnchanged.with(file.path, at: 3, { try $0.runCountingChanges() }) == 1 {
+                    total += 1
+                    done += 1
+                    continue
+                }
                 let found = try lookup.with(file.path, at: 2) { row in
                     try row.step() ? (id: row.int64(0), size: row.int64(1), mtime: row.int64(2), status: row.text(3).flatMap(PhotoStatus.init(rawValue:)) ?? .pending,
                                       pipeline: row.isNull(4) ? nil : row.int64(4), errorKind: row.text(5), seen: row.int64(6)) : nil

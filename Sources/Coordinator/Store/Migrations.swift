@@ -230,6 +230,10 @@ enum Migrations {
             // The scan's `WalkFilter` as JSON (NULL: the defaults), so a resumed walk takes the
             // same files.
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN walk_filter TEXT")
+            // A rescan that changed nothing keeps an earlier scan's groups by naming that scan
+            // (NULL: its groups are its own). Copying them wrote 130,000 rows in a rescan of
+            // 220,000 photos with 35,000 groups.
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN groups_of INTEGER REFERENCES scans(id)")
         }
         return migrator
     }

@@ -56,6 +56,13 @@ final class RawStatement {
         _ = try step()
     }
 
+    /// Steps a statement that returns no rows (the caller resets it, as `with` does) and
+    /// returns how many rows it changed.
+    func runCountingChanges() throws -> Int32 {
+        _ = try step()
+        return sqlite3_changes(connection)
+    }
+
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(statement, column) == SQLITE_NULL }
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(statement, column) }
     func text(_ column: Int32) -> String? {
