@@ -43,4 +43,35 @@ struct LayoutComparisonTests {
         }
         #expect(LayoutThumbnail.difference([Float](repeating: 0.5, count: cells), [Float](repeating: 0.5, count: cells)) == 0)
     }
+
+    /// A 12×12 window: `background` everywhere, `shape` on the cells of `box` (rows, columns).
+    static func flatWindow(background: Float, shape: Float, rows: Range<Int>, columns: Range<Int>) -> [Float] {
+        let side = LayoutThumbnail.comparisonSide
+        return (0..<side * side).map { rows.contains($0 / side) && columns.contains($0 % side) ? shape : background }
+    }
+
+    @Test("flat backgrounds carry no evidence: shapes in other places differ, the same shapes agree, textured windows are compared as before")
+    func evidenceOnFlatBackgrounds() {
+        // Two pictures of a square on a plain background, the squares apart: most cells are
+        // background in both, and the plain difference calls them alike.
+        let a4 = LayoutThumbnail.ranks(Self.flatWindow(background: 40, shape: 200, rows: 0..<4, columns: 0..<4))
+        let b4 = LayoutThumbnail.ranks(Self.flatWindow(background: 90, shape: 220, rows: 7..<11, columns: 7..<11))
+        #expect(LayoutThumbnail.difference(a4, b4) < 0.09, "the weakness: \(LayoutThumbnail.difference(a4, b4))")
+        #expect(LayoutThumbnail.evidenceDifference(a4, b4) > 0.3)
+        // The same picture re-toned: the square's cells agree, so it is confirmed.
+        let a = LayoutThumbnail.ranks(Self.flatWindow(background: 40, shape: 200, rows: 0..<5, columns: 0..<5))
+        let retoned = LayoutThumbnail.ranks(Self.flatWindow(background: 60, shape: 230, rows: 0..<5, columns: 0..<5))
+        #expect(LayoutThumbnail.evidenceDifference(a, retoned) == 0)
+        // A shape under an eighth of the frame leaves too little to confirm on.
+        let small = LayoutThumbnail.ranks(Self.flatWindow(background: 40, shape: 200, rows: 0..<4, columns: 0..<4))
+        #expect(LayoutThumbnail.evidenceDifference(small, small) == 1)
+        // All background: nothing to confirm on.
+        let blank = LayoutThumbnail.ranks([Float](repeating: 128, count: 144))
+        #expect(LayoutThumbnail.evidenceDifference(blank, blank) == 1)
+        // Without a large tie (a textured photo) it is the plain difference.
+        var generator = SystemRandomNumberGenerator()
+        let x = LayoutThumbnail.ranks((0..<144).map { _ in Float.random(in: 0...255, using: &generator) })
+        let y = LayoutThumbnail.ranks((0..<144).map { _ in Float.random(in: 0...255, using: &generator) })
+        #expect(LayoutThumbnail.evidenceDifference(x, y) == LayoutThumbnail.difference(x, y))
+    }
 }

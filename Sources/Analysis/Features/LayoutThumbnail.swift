@@ -16,6 +16,11 @@ public enum LayoutThumbnail {
     public static let trimmedShare = 0.1
     /// Values closer than this (in gray levels) count as equal when ranking.
     static let tieWidth: Float = 0.1
+    /// A tie this large (a share of the cells) is a flat area: a plain background, a clipped
+    /// sky. Where both windows are flat they agree whatever they show (`evidenceDifference`).
+    static let flatShare = 0.2
+    /// Fewer cells than this outside the shared flat area: nothing to confirm on.
+    static let minimumEvidence = 18
 
     /// From the whole frame's `side`² area averages.
     static func make(cells: [Float]) -> [UInt8] {
@@ -74,6 +79,45 @@ public enum LayoutThumbnail {
             start = end
         }
         return out
+    }
+
+    /// `difference`, leaving out the cells that lie in the flat area of both windows (each
+    /// window's largest tie, when it covers `flatShare` of the cells or more). Cells of a plain
+    /// background share one rank, so two different pictures of a few shapes on plain
+    /// backgrounds agreed on most cells and were confirmed (bench/RESULTS.md, "Rescans":
+    /// precision 0.17 on such a library); what tells them apart is where the shapes are.
+    /// With fewer than `minimumEvidence` other cells there is nothing to confirm on: 1.
+    /// Windows without such a tie (most photos) get `difference` itself.
+    public static func evidenceDifference(_ a: [Float], _ b: [Float]) -> Float {
+        precondition(a.count == b.count && !a.isEmpty)
+        let n = a.count
+        // A rank is (start + end - 1) / 2 / n for the tie at sorted positions start..<end:
+        // times 2n, an integer below 2n, so ties are counted in an array, not a dictionary.
+        @inline(__always) func key(_ rank: Float) -> Int { min(2 * n - 1, max(0, Int((rank * Float(2 * n)).rounded()))) }
+        func largestTie(_ ranks: [Float]) -> (key: Int, count: Int) {
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { counts in
+                counts.initialize(repeating: 0)
+                var best = (key: 0, count: 0)
+                for rank in ranks {
+                    let k = key(rank)
+                    counts[k] += 1
+                    if counts[k] > best.count { best = (k, counts[k]) }
+                }
+                return best
+            }
+        }
+        let flat = Int(Double(n) * flatShare)
+        let tieA = largestTie(a), tieB = largestTie(b)
+        guard tieA.count >= flat, tieB.count >= flat else { return difference(a, b) }
+        var keptA: [Float] = [], keptB: [Float] = []
+        keptA.reserveCapacity(n)
+        keptB.reserveCapacity(n)
+        for index in 0..<n where !(key(a[index]) == tieA.key && key(b[index]) == tieB.key) {
+            keptA.append(a[index])
+            keptB.append(b[index])
+        }
+        guard keptA.count >= minimumEvidence else { return 1 }
+        return keptA.count == n ? difference(a, b) : difference(keptA, keptB)
     }
 
     /// Mean absolute difference of two windows' normalised cells, the worst `trimmedShare`

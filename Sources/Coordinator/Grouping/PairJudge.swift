@@ -53,7 +53,7 @@ struct PairJudge: Sendable {
             return holds ? .near : nil
         }
         let cellsA = Self.cells(a, pairing.slotA), cellsB = Self.cells(b, pairing.slotB)
-        let difference = LayoutThumbnail.difference(cellsA, cellsB)
+        let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
         if let ta = a.captureTime, let tb = b.captureTime, ta != tb {
             return abs(ta - tb) <= similarWindow && difference <= similarConfirmation ? .similar : nil
         }
