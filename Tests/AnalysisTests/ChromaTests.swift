@@ -80,4 +80,19 @@ struct ChromaTests {
         #expect(swappedDifference > ChromaLayout.hueLimit, "\(swappedDifference)")
         #expect(hueDifference(original, gray) == nil)
     }
+
+    @Test("on one plain background hue, the shapes' colours decide: other shapes in other colours disagree, the same picture agrees")
+    func plainBackgroundEvidence() {
+        // 6×6 cells: a purple background, a shape in the bottom-right quarter.
+        func window(shape: (cb: Float, cr: Float)) -> [(cb: Float, cr: Float)] {
+            (0..<36).map { $0 / 6 >= 3 && $0 % 6 >= 3 ? shape : (cb: 40, cr: 30) }
+        }
+        let orange = window(shape: (cb: -40, cr: 35)), green = window(shape: (cb: -30, cr: -35))
+        // Over all cells the background's agreement carries the median: the same colours.
+        #expect(ChromaLayout.hueDifference(orange, green).map { $0 < ChromaLayout.hueLimit } == true)
+        #expect(ChromaLayout.disagree(orange, green))
+        #expect(!ChromaLayout.disagree(orange, orange))
+        let shifted = orange.map { (cb: $0.cb + 2, cr: $0.cr - 1) }  // a re-encode's drift
+        #expect(!ChromaLayout.disagree(orange, shifted))
+    }
 }

@@ -45,7 +45,7 @@ public enum ChromaLayout {
 
     /// The median hue difference (degrees) over the cells coloured in both, or nil when too
     /// few are coloured to say.
-    public static func hueDifference(_ a: [(cb: Float, cr: Float)], _ b: [(cb: Float, cr: Float)]) -> Float? {
+    public static func hueDifference(_ a: [(cb: Float, cr: Float)], _ b: [(cb: Float, cr: Float)], minimumCells: Int? = nil) -> Float? {
         precondition(a.count == b.count && !a.isEmpty)
         var differences: [Float] = []
         for (x, y) in zip(a, b) {
@@ -55,14 +55,47 @@ public enum ChromaLayout {
             if angle > 180 { angle = 360 - angle }
             differences.append(angle)
         }
-        guard Float(differences.count) >= minimumColouredShare * Float(a.count) else { return nil }
+        guard Float(differences.count) >= minimumCells.map(Float.init) ?? minimumColouredShare * Float(a.count), !differences.isEmpty else { return nil }
         differences.sort()
         return differences[differences.count / 2]
     }
 
-    /// Whether the colours say the two are different pictures (`hueDifference` over the limit).
+    /// Whether the colours say the two are different pictures (`hueDifference` over the limit),
+    /// on the cells that carry evidence: where both windows show their plain background (each
+    /// one's most common colour, when at least `LayoutThumbnail.flatShare` of the cells are
+    /// within `flatTolerance` of it) they agree whatever the pictures are, so those cells are
+    /// left out when enough others are coloured. Two different graphics on backgrounds of one
+    /// hue were called the same colours by their backgrounds alone.
     public static func disagree(_ a: [(cb: Float, cr: Float)], _ b: [(cb: Float, cr: Float)]) -> Bool {
-        hueDifference(a, b).map { $0 > hueLimit } ?? false
+        if let flatA = plainColour(a), let flatB = plainColour(b) {
+            var keptA: [(cb: Float, cr: Float)] = [], keptB: [(cb: Float, cr: Float)] = []
+            for (x, y) in zip(a, b) where !(near(x, flatA) && near(y, flatB)) {
+                keptA.append(x)
+                keptB.append(y)
+            }
+            if !keptA.isEmpty, let difference = hueDifference(keptA, keptB, minimumCells: Int(minimumColouredShare * Float(a.count))) {
+                return difference > hueLimit
+            }
+        }
+        return hueDifference(a, b).map { $0 > hueLimit } ?? false
+    }
+
+    /// Chroma units within which two cells count as one plain colour.
+    static let flatTolerance: Float = 3
+
+    private static func near(_ x: (cb: Float, cr: Float), _ y: (cb: Float, cr: Float)) -> Bool {
+        abs(x.cb - y.cb) + abs(x.cr - y.cr) <= flatTolerance
+    }
+
+    /// The colour most cells share, if at least a fifth of them do: a plain background.
+    static func plainColour(_ cells: [(cb: Float, cr: Float)]) -> (cb: Float, cr: Float)? {
+        var best: (cell: (cb: Float, cr: Float), count: Int)?
+        for cell in cells {
+            let count = cells.reduce(0) { $0 + (near($1, cell) ? 1 : 0) }
+            if count > best?.count ?? 0 { best = (cell, count) }
+        }
+        guard let best, Float(best.count) >= 0.2 * Float(cells.count) else { return nil }
+        return best.cell
     }
 
     private static func atan2(_ y: Float, _ x: Float) -> Float {
