@@ -31,12 +31,15 @@ enum HTMLReport {
         DispatchQueue.concurrentPerform(iterations: paths.count) { index in
             let path = paths[index]
             let outcome: Result<String, AnalysisFailure>
-            if let data = FileManager.default.contents(atPath: path), data.count <= 256 << 20 {
+            // The size is checked before reading: a huge file is never read whole (rule 5).
+            var info = stat()
+            let fits = stat(path, &info) == 0 && info.st_size <= 256 << 20
+            if fits, let data = FileManager.default.contents(atPath: path) {
                 outcome = Result { () throws(AnalysisFailure) -> String in
                     Data(try ReviewThumbnail.make([UInt8](data), path: path, side: thumbnailSide)).base64EncodedString()
                 }
             } else {
-                outcome = .failure(AnalysisFailure(.unreadable, "\(path): cannot be read here"))
+                outcome = .failure(AnalysisFailure(fits ? .unreadable : .tooLarge, fits ? "\(path): cannot be read here" : "\(path): over 256 MB, not shown"))
             }
             results.withLock { $0[path] = outcome }
         }
