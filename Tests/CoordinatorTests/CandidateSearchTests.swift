@@ -27,13 +27,16 @@ struct CandidateSearchTests {
         return (compact, all)
     }
 
-    @Test("finds exactly the pairings a brute-force scan finds, on every thread count, exact or probing pieces at radius 1",
-          arguments: [(1, nil), (2, nil), (3, nil), (2, 1)] as [(Int, Int?)])
-    func exact(threads: Int, pieceRadius: Int?) {
+    @Test("finds exactly the pairings a brute-force scan finds, on every thread count, exact or probing pieces at radius 0 to 2, in batches of rows or query by query",
+          arguments: [(1, nil, true), (2, nil, true), (3, nil, true), (1, 1, true), (2, 1, true), (2, 1, false), (2, 0, true), (3, 2, true)] as [(Int, Int?, Bool)])
+    func exact(threads: Int, pieceRadius: Int?, batched: Bool) {
         let plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 12, 30, 49], cropRadius: 6, overlayWindows: [0, 24], overlayRadius: 5,
                                  pieces: 4, framePieceRadius: pieceRadius, windowPieceRadius: pieceRadius)
         let (compact, all) = Self.hashes(plan: plan, count: 400)
-        let found = CandidateSearch(compact).candidates(threads: threads)
+        var search = CandidateSearch(compact)
+        search.usesBatches = batched
+        #expect((BatchedSearch(search) != nil) == (batched && pieceRadius != nil))
+        let found = search.candidates(threads: threads)
         #expect(Set(found).count == found.count, "each pairing once")
 
         var expected = Set<Candidate>()

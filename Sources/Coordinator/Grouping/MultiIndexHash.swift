@@ -29,19 +29,19 @@ import Foundation
 struct MultiIndexHash: Sendable {
     let count: Int
     let pieceBits: [Int]
-    private let pieceShifts: [Int]
+    let pieceShifts: [Int]
     /// All pieces' tables, one after another: piece p's offsets start at `offsetStart[p]`
     /// (2^bits + 1 of them), its hashes and ids at p · count.
-    private let offsets: [Int32]
-    private let offsetStart: [Int]
+    let offsets: [Int32]
+    let offsetStart: [Int]
     /// Bit k of piece p's words (from `occupiedStart[p]`): whether bucket k holds a hash.
-    private let occupied: [UInt64]
-    private let occupiedStart: [Int]
-    private let bucketHashes: [UInt64]
-    private let bucketIDs: [Int32]
+    let occupied: [UInt64]
+    let occupiedStart: [Int]
+    let bucketHashes: [UInt64]
+    let bucketIDs: [Int32]
     /// Probe masks: for piece p and radius r, `masks[maskRange[p * (Self.precomputedRadius + 1) + r]]`.
-    private let masks: [Int32]
-    private let maskRange: [Range<Int>]
+    let masks: [Int32]
+    let maskRange: [Range<Int>]
     /// Radii up to this have their masks worked out at build time; larger ones (exact searches
     /// at wide radii on few pieces) enumerate them per query.
     static let precomputedRadius = 3
@@ -67,8 +67,15 @@ struct MultiIndexHash: Sendable {
         return false
     }
 
-    init(_ hashes: [UInt64], pieces: Int? = nil) {
+    /// `ids`: the number each hash is reported as (default: its index). `keySalts`: per hash, a
+    /// value XORed into it for the table keys only (distances use the hash itself), so that
+    /// hashes of several kinds share one table without crowding the same buckets: hashes of one
+    /// photo's overlapping windows are alike, salted they spread as unrelated ones do. A query
+    /// for one kind passes that kind's salt.
+    init(_ hashes: [UInt64], ids: [Int32]? = nil, keySalts: [UInt64]? = nil, pieces: Int? = nil) {
         precondition(hashes.count < Int(Int32.max), "too many hashes for one index")
+        precondition(ids == nil || ids?.count == hashes.count, "one id per hash")
+        precondition(keySalts == nil || keySalts?.count == hashes.count, "one salt per hash")
         count = hashes.count
         let m = pieces ?? Self.pieceCount(for: hashes.count)
         precondition((3...8).contains(m), "3 to 8 pieces")
@@ -86,14 +93,14 @@ struct MultiIndexHash: Sendable {
         for piece in 0..<m {
             let keys = 1 << bits[piece]
             var counts = [Int32](repeating: 0, count: keys + 1)
-            for hash in hashes { counts[key(hash, piece) + 1] += 1 }
+            for index in hashes.indices { counts[key(hashes[index] ^ (keySalts?[index] ?? 0), piece) + 1] += 1 }
             for k in 1..<counts.count { counts[k] += counts[k - 1] }
             var next = counts
             let base = piece * hashes.count
             for (index, hash) in hashes.enumerated() {
-                let k = key(hash, piece)
+                let k = key(hash ^ (keySalts?[index] ?? 0), piece)
                 let slot = base + Int(next[k])
-                bucketIDs[slot] = Int32(index)
+                bucketIDs[slot] = ids?[index] ?? Int32(index)
                 bucketHashes[slot] = hash
                 next[k] += 1
             }
@@ -129,7 +136,7 @@ struct MultiIndexHash: Sendable {
     }
 
     @inline(__always)
-    private static func probeRadius(piece: Int, pieces m: Int, radius: Int, pieceRadius: Int?) -> Int {
+    static func probeRadius(piece: Int, pieces m: Int, radius: Int, pieceRadius: Int?) -> Int {
         if let pieceRadius { return pieceRadius }
         let s = radius / m, a = radius % m
         return piece <= a ? s : s - 1
@@ -142,7 +149,8 @@ struct MultiIndexHash: Sendable {
     /// With `pieceRadius`, every piece is probed at that radius instead: cheaper, and no longer
     /// exact past (pieceRadius + 1) · m − 1 bits: a hash within `radius` is found only if it
     /// also agrees within `pieceRadius` bits on one whole piece.
-    func forEachNeighbour(of query: UInt64, within radius: Int, pieceRadius: Int? = nil, _ body: (Int, Int) -> Void) {
+    /// `salt`: the key salt of the kind of hash looked for (see `init`).
+    func forEachNeighbour(of query: UInt64, within radius: Int, pieceRadius: Int? = nil, salt: UInt64 = 0, _ body: (Int, Int) -> Void) {
         let m = pieceBits.count, count = self.count
         occupied.withUnsafeBufferPointer { occupied in
             offsets.withUnsafeBufferPointer { offsets in
@@ -154,7 +162,7 @@ struct MultiIndexHash: Sendable {
                                     for piece in 0..<m {
                                         let probeRadius = Self.probeRadius(piece: piece, pieces: m, radius: radius, pieceRadius: pieceRadius)
                                         guard probeRadius >= 0 else { continue }
-                                        let key = Int(truncatingIfNeeded: (query >> UInt64(shifts[piece])) & ((1 << UInt64(bits[piece])) - 1))
+                                        let key = Int(truncatingIfNeeded: ((query ^ salt) >> UInt64(shifts[piece])) & ((1 << UInt64(bits[piece])) - 1))
                                         let table = offsetStart[piece], base = piece * count, words = occupiedStart[piece]
                                         // Visits one bucket: every hash within the radius that no earlier piece found.
                                         func visit(_ mask: Int) {
@@ -194,24 +202,6 @@ struct MultiIndexHash: Sendable {
                     }
                 }
             }
-        }
-    }
-}
-
-/// Enumerates every mask of `bits` bits with at most `upTo` bits set, without building a list
-/// (at 22 bits and radius 3 there are 1,794).
-enum BitMasks {
-    static func forEach(bits: Int, upTo radius: Int, _ body: (Int) -> Void) {
-        body(0)
-        extend(0, from: 0, bits: bits, left: radius, body)
-    }
-
-    private static func extend(_ mask: Int, from first: Int, bits: Int, left: Int, _ body: (Int) -> Void) {
-        guard left > 0, first < bits else { return }
-        for bit in first..<bits {
-            let next = mask | 1 << bit
-            body(next)
-            extend(next, from: bit + 1, bits: bits, left: left - 1, body)
         }
     }
 }

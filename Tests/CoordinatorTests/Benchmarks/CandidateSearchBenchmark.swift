@@ -41,7 +41,8 @@ struct CandidateSearchBenchmark {
         } else {
             Self.say("candidates n=\(count): floor not run above \(Self.floorMax) rows (n² pairs); see the smaller sizes")
         }
-        for pieces in [4, 5] {
+        // CULL_BENCH_PLANS=batches: only the default plan, batched and query by query.
+        for pieces in [4, 5] where Self.environment["CULL_BENCH_PLANS"] != "batches" {
             let (index, build) = Self.timed { MultiIndexHash(library.frames, pieces: pieces) }
             let (pairs, query) = Self.timed { Self.framePairs(index, library.frames, radius: Self.frameRadius) }
             let chosen = pieces == MultiIndexHash.pieceCount(for: count) ? " (the piece count chosen for n)" : ""
@@ -84,8 +85,21 @@ struct CandidateSearchBenchmark {
     func searchWithPlans(_ library: RealisticLibrary) {
         // CULL_BENCH_PLANS=all times every plan (the others on a sample of rows);
         // CULL_BENCH_PLANS=additions the default plan and the default without each of pipeline
-        // 4's additions, every one on every row; by default only the default plan.
+        // 4's additions, every one on every row; CULL_BENCH_PLANS=batches the default plan
+        // searched query by query too (`BatchedSearch` against the plain loop); by default
+        // only the default plan.
         let choice = Self.environment["CULL_BENCH_PLANS"]
+        if choice == "batches" {
+            let search = CandidateSearch(library.compactHashes(plan: CandidatePlan()))
+            for batched in [true, false, true, false] {
+                var variant = search
+                variant.usesBatches = batched
+                let (candidates, seconds) = Self.timed { variant.candidates(threads: Self.cores) }
+                Self.report(library.count, "CandidateSearch, default plan, \(batched ? "batched" : "query by query"), \(Self.cores) threads: search",
+                            seconds, pairs: candidates.count)
+            }
+            Self.say("candidates n=\(library.count): peak RSS: \(Self.peakRSS()) MiB")
+        }
         for (name, plan) in Self.plans where choice == "all" || plan == CandidatePlan() || (choice == "additions" && name.hasPrefix("default plan without")) {
             let hashes = library.compactHashes(plan: plan)
             let (search, build) = Self.timed { CandidateSearch(hashes) }

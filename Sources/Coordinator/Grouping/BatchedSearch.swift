@@ -1,0 +1,97 @@
+/// `CandidateSearch` for plans that probe every table at one piece radius (the default plan):
+/// a few rows at a time, all their queries to a table in one batched call
+/// (`MultiIndexHash.forEachNeighbour(ofBatch:)`), so the table reads of many queries overlap.
+/// It finds exactly the pairings the query-by-query search finds, in another order.
+///
+/// Measured at a million realistic rows (bench/grouping.sh, docs/FEATURES.md "Candidate
+/// search"): the query-by-query search spent most of its time waiting on memory.
+struct BatchedSearch {
+    private let base: CandidateSearch
+    private let pieceRadius: Int
+
+    /// Rows whose queries go to the tables together: 8 rows of the default plan are about 340
+    /// queries and 23,000 probes a piece, whose working space (370 KiB) stays in the cache.
+    static let rowsPerBatch = 8
+
+    /// What one query of a batch asks: for which row, through which slot of it, and for an
+    /// overlay window its position in the plan (overlay hits of other windows share the table).
+    private struct Query {
+        var row: Int32
+        var slot: UInt8
+        var position: UInt8
+    }
+
+    /// nil when the plan probes frames and windows at different piece radii, or searches
+    /// exactly (no piece radius): those go query by query.
+    init?(_ search: CandidateSearch) {
+        let plan = search.hashes.plan
+        guard search.usesBatches, let frames = plan.framePieceRadius, let windows = plan.windowPieceRadius, frames == windows,
+              (0...MultiIndexHash.precomputedRadius).contains(frames) else { return nil }
+        base = search
+        pieceRadius = frames
+    }
+
+    /// Every pairing of `rows` (frames, mirror images, crop windows, overlay windows; not the
+    /// content boxes, which `CandidateSearch` looks up once for all). `crops`: the rows' crop
+    /// windows in `plan.cropWindows` order, row after row, when the hashes do not hold them.
+    func search(rows: [Int], crops: [UInt64]?, into found: inout [Candidate]) {
+        let hashes = base.hashes, plan = hashes.plan
+        let cropCount = plan.cropWindows.count
+        var scratch = MultiIndexHash.ProbeScratch()
+        var queries: [UInt64] = [], radii: [UInt8] = [], salts: [UInt64] = [], asked: [Query] = []
+        func ask(_ hash: UInt64, radius: Int, row: Int, slot: UInt8, position: Int = 0, salt: UInt64? = nil) {
+            queries.append(hash)
+            radii.append(UInt8(radius))
+            if let salt { salts.append(salt) }
+            asked.append(Query(row: Int32(row), slot: slot, position: UInt8(position)))
+        }
+        func reset() {
+            queries.removeAll(keepingCapacity: true)
+            radii.removeAll(keepingCapacity: true)
+            salts.removeAll(keepingCapacity: true)
+            asked.removeAll(keepingCapacity: true)
+        }
+        for first in stride(from: 0, to: rows.count, by: Self.rowsPerBatch) {
+            let batch = first..<min(rows.count, first + Self.rowsPerBatch)
+            // Against the whole frames: each row's frame, mirror image and crop windows.
+            reset()
+            for position in batch {
+                let a = rows[position]
+                ask(hashes.frames[a], radius: plan.frameRadius, row: a, slot: 0)
+                if plan.mirrors, hashes.hasMirror[a] { ask(hashes.mirrors[a], radius: plan.frameRadius, row: a, slot: Candidate.mirrorSlot) }
+                for (index, k) in plan.cropWindows.enumerated() where hashes.hasWindow(a, k) {
+                    let window = crops.map { $0[position * cropCount + index] } ?? hashes.window(a, k)
+                    ask(window, radius: plan.cropRadius, row: a, slot: UInt8(k + 1))
+                }
+            }
+            base.frameIndex.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
+                let asked = asked[query], a = Int(asked.row)
+                switch asked.slot {
+                case 0:
+                    if b > a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: 0, slotB: 0)) }
+                case Candidate.mirrorSlot:
+                    // Mirroring undoes itself: kept from the smaller row, or the only end that can find it.
+                    if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: asked.row, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
+                default:
+                    // Another photo's whole frame is this one's window: that photo is a crop of it.
+                    if b != a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0)) }
+                }
+            }
+            // The same overlay window of both: whatever differs lies outside it.
+            reset()
+            for position in batch {
+                let a = rows[position]
+                for (index, k) in plan.overlayWindows.enumerated() where hashes.hasWindow(a, k) {
+                    ask(hashes.window(a, k), radius: plan.overlayRadius, row: a, slot: UInt8(k + 1), position: index,
+                        salt: CandidateSearch.overlaySalts[index])
+                }
+            }
+            base.overlayIndex.forEachNeighbour(ofBatch: queries, radii: radii, salts: salts, pieceRadius: pieceRadius, scratch: &scratch) { query, entry, _ in
+                let asked = asked[query], b = entry >> 3
+                if entry & 7 == Int(asked.position), b > Int(asked.row) {
+                    found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: asked.slot))
+                }
+            }
+        }
+    }
+}
