@@ -94,17 +94,21 @@ public enum LayoutThumbnail {
         // A rank is (start + end - 1) / 2 / n for the tie at sorted positions start..<end:
         // times 2n, an integer below 2n, so ties are counted in an array, not a dictionary.
         @inline(__always) func key(_ rank: Float) -> Int { min(2 * n - 1, max(0, Int((rank * Float(2 * n)).rounded()))) }
+        // The tie's key and size, as one integer (key · 2^32 + count): a tuple returned through
+        // the generic `withUnsafeTemporaryAllocation` looked its type up at run time on every
+        // call (perf: 4% of a million photos' grouping in the runtime's metadata cache).
         func largestTie(_ ranks: [Float]) -> (key: Int, count: Int) {
-            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { counts in
+            let packed = withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * n) { counts -> Int in
                 counts.initialize(repeating: 0)
-                var best = (key: 0, count: 0)
+                var bestKey = 0, bestCount = 0
                 for rank in ranks {
                     let k = key(rank)
                     counts[k] += 1
-                    if counts[k] > best.count { best = (k, counts[k]) }
+                    if counts[k] > bestCount { bestKey = k; bestCount = counts[k] }
                 }
-                return best
+                return bestKey << 32 | bestCount
             }
+            return (packed >> 32, packed & 0xFFFF_FFFF)
         }
         let flat = Int(Double(n) * flatShare)
         let tieA = largestTie(a), tieB = largestTie(b)

@@ -203,6 +203,7 @@ struct Grouper: Sendable {
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
                                        initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64]()) }) { range, found in
+            var cache = LayoutCellCache()
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound
             while index < upper {
@@ -213,7 +214,8 @@ struct Grouper: Sendable {
                         // Slot A of a pairing belongs to the candidate's photo a, whichever index is smaller.
                         let candidate = sorted[index]
                         let judged = judge.relation(subject(candidate.a), subject(candidate.b),
-                                                    Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB)))
+                                                    Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB)),
+                                                    rows: (candidate.a, candidate.b), cache: &cache)
                         if let judged, judged.strength > (relation?.strength ?? 0) { relation = judged }
                     }
                     index += 1

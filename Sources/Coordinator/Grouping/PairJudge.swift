@@ -46,13 +46,22 @@ struct PairJudge: Sendable {
     var dHashThreshold: Int = 16
 
     func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> PairRelation? {
+        var none = LayoutCellCache(capacity: 0)
+        return relation(a, b, pairing, rows: (0, 1), cache: &none)
+    }
+
+    /// The same, taking each photo's cells for its slot from `cache` when they were worked
+    /// out for an earlier pairing (`rows` name the photos there).
+    func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing, rows: (Int32, Int32),
+                  cache: inout LayoutCellCache) -> PairRelation? {
         let side = LayoutThumbnail.side
         guard a.thumbnail.count == side * side, b.thumbnail.count == side * side else {
             // Rows from before pipeline 3: the whole frames only, pHash and dHash.
             let holds = pairing == Grouper.Pairing(slotA: 0, slotB: 0) && PerceptualHash.distance(a.dHash, b.dHash) <= dHashThreshold
             return holds ? .near : nil
         }
-        let cellsA = Self.cells(a, pairing.slotA), cellsB = Self.cells(b, pairing.slotB)
+        let cellsA = cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) }
+        let cellsB = cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) }
         let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
         if let ta = a.captureTime, let tb = b.captureTime, ta != tb {
             return abs(ta - tb) <= similarWindow && difference <= similarConfirmation ? .similar : nil
@@ -88,5 +97,37 @@ struct PairJudge: Sendable {
         case Int(Candidate.contentSlot): LayoutThumbnail.cells(of: photo.thumbnail, in: photo.contentBox ?? .full)
         default: LayoutThumbnail.cells(of: photo.thumbnail, in: FeatureWindow.crops[slot - 1])
         }
+    }
+}
+
+/// The ranked layout cells of the last few (photo, slot)s judged. A thread judges candidates
+/// sorted by pair, so one photo meets its partners one after another, through the same few
+/// slots: its cells are worked out once for all of them, not once a pairing.
+struct LayoutCellCache {
+    private var keys: [UInt64]
+    private var values: [[Float]]
+    private var next = 0
+    private(set) var hits = 0
+    private(set) var misses = 0
+
+    /// `capacity` 0 keeps nothing.
+    init(capacity: Int = 16) {
+        keys = [UInt64](repeating: .max, count: capacity)
+        values = [[Float]](repeating: [], count: capacity)
+    }
+
+    mutating func cells(row: Int32, slot: Int, make: () -> [Float]) -> [Float] {
+        let key = UInt64(UInt32(bitPattern: row)) << 8 | UInt64(slot & 0xFF)
+        for index in keys.indices where keys[index] == key {
+            hits += 1
+            return values[index]
+        }
+        misses += 1
+        let made = make()
+        guard !keys.isEmpty else { return made }
+        keys[next] = key
+        values[next] = made
+        next = (next + 1) % keys.count
+        return made
     }
 }
