@@ -9,10 +9,10 @@
 #     multi-index hashing of the whole frames at 4 and 5 pieces, and CandidateSearch (frames,
 #     crops, overlays) with the default plan on every row and other plans on a sample of rows,
 #     with the peak RSS, and how many planted copies each plan can reach.
-#   grouper 100000,300000: the whole Grouper (search, judging every candidate on the thumbnails,
-#     clustering) on the same realistic rows, with the peak RSS and how many planted copies
-#     end in their photo's group. (A million rows with thumbnails held in memory is over 1 GiB:
-#     streaming thumbnails is not done yet.)
+#   grouper 100000,300000,1000000 (default sizes): the whole Grouper (search, judging every
+#     candidate on the thumbnails, clustering) on the same realistic rows, the features read
+#     through a GroupingFeatureSource as from the store, with the peak RSS and how many planted
+#     copies end in their photo's group.
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
 # The first run builds the tests in release mode (about 5 minutes on 2 cores).
@@ -34,13 +34,20 @@ case $mode in
       python3 bench/feature-model.py "$model" "${specs[@]}"
     fi
     ;;&
+  # Each size in a process of its own: the peak RSS printed is the process's (VmHWM), and a
+  # larger size measured after a smaller one in the same process would report the larger of
+  # the two runs' peaks.
   candidates)
-    CULL_FEATURE_MODEL=$model CULL_BENCH_CANDIDATES=${sizes:-100000,300000,1000000} \
-      swift test -c release -Xswiftc -enable-testing --skip-build --filter CandidateSearchBenchmark 2>&1 | grep -E '^candidates|✘'
+    for size in $(echo "${sizes:-100000,300000,1000000}" | tr ',' ' '); do
+      CULL_FEATURE_MODEL=$model CULL_BENCH_CANDIDATES=$size \
+        swift test -c release -Xswiftc -enable-testing --skip-build --filter CandidateSearchBenchmark 2>&1 | grep -E '^candidates|✘'
+    done
     ;;
   grouper)
-    CULL_FEATURE_MODEL=$model CULL_BENCH_GROUPING=${sizes:-100000,300000} swift test -c release -Xswiftc -enable-testing --skip-build \
-      --filter GroupingScaleBenchmark 2>&1 | grep -E '^grouping|✘'
+    for size in $(echo "${sizes:-100000,300000,1000000}" | tr ',' ' '); do
+      CULL_FEATURE_MODEL=$model CULL_BENCH_GROUPING=$size swift test -c release -Xswiftc -enable-testing --skip-build \
+        --filter GroupingScaleBenchmark 2>&1 | grep -E '^grouping|✘'
+    done
     ;;
   *) echo "usage: bench/grouping.sh [candidates|grouper] [SIZES]" >&2; exit 64 ;;
 esac
