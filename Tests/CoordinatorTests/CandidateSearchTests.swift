@@ -60,6 +60,19 @@ struct CandidateSearchTests {
         #expect(Set(found) == expected)
     }
 
+    @Test("up to 16 overlay windows share one table: nine find in batches what they find query by query")
+    func manyOverlayWindows() {
+        let plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 12], cropRadius: 6, overlayWindows: Array(0..<9), overlayRadius: 6,
+                                 pieces: 4, framePieceRadius: 1, windowPieceRadius: 1)
+        let (compact, _) = Self.hashes(plan: plan, count: 300)
+        var search = CandidateSearch(compact)
+        let batched = search.candidates(threads: 2)
+        search.usesBatches = false
+        let alone = search.candidates(threads: 2)
+        #expect(batched.filter { $0.slotB != 0 }.count > 100, "overlay pairings of several windows")
+        #expect(Set(batched) == Set(alone) && batched.count == alone.count)
+    }
+
     @Test("crop windows read a chunk of rows at a time find what held ones find; a failing source fails the search")
     func streamedCropWindows() throws {
         let plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 12, 30, 49], cropRadius: 6, overlayWindows: [0, 24], overlayRadius: 5, pieces: 4)

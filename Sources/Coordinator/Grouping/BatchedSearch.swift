@@ -87,8 +87,8 @@ struct BatchedSearch {
                 }
             }
             base.overlayIndex.forEachNeighbour(ofBatch: queries, radii: radii, salts: salts, pieceRadius: pieceRadius, scratch: &scratch) { query, entry, _ in
-                let asked = asked[query], b = entry >> 3
-                if entry & 7 == Int(asked.position), b > Int(asked.row) {
+                let asked = asked[query], b = entry / CandidateSearch.overlayPositions
+                if entry % CandidateSearch.overlayPositions == Int(asked.position), b > Int(asked.row) {
                     found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: asked.slot))
                 }
             }

@@ -138,28 +138,33 @@ struct CandidateSearch: Sendable {
     /// false only in tests, which compare the two.
     var usesBatches = true
     let frameIndex: MultiIndexHash
-    /// Every overlay window of every row in one table (numbered row · 8 + the window's position
-    /// in `plan.overlayWindows`), each window's hashes keyed under a salt of its own: one set of
+    /// Every overlay window of every row in one table (numbered row · `overlayPositions` + the
+    /// window's position in `plan.overlayWindows`), each window's hashes keyed under a salt of its own: one set of
     /// offsets instead of six (about 250 MiB less at a million photos), and the windows of one
     /// photo, which are alike, do not crowd the same buckets.
     let overlayIndex: MultiIndexHash
     private let contentIndex: MultiIndexHash
 
-    /// Key salts of the overlay windows, by position in `plan.overlayWindows` (any fixed values
-    /// whose pieces differ; these are the first of SplitMix64's sequence).
-    static let overlaySalts: [UInt64] = [0, 0x9E37_79B9_7F4A_7C15, 0xBF58_476D_1CE4_E5B9, 0x94D0_49BB_1331_11EB,
-                                         0x2545_F491_4F6C_DD1D, 0xD6E8_FEB8_6659_FD93, 0xA076_1D64_78BD_642F, 0xE703_7ED1_A0B4_28DB]
+    /// Overlay entries are numbered row · `overlayPositions` + the window's position in the plan.
+    static let overlayPositions = 16
+    /// Key salts of the overlay windows, by position in `plan.overlayWindows`: any fixed values
+    /// whose pieces differ (SplitMix64's sequence from a fixed seed; the first window unsalted).
+    static let overlaySalts: [UInt64] = {
+        var random = SplitMix64(seed: 0x0C0F_FEE5)
+        return (0..<overlayPositions).map { $0 == 0 ? 0 : random.next() }
+    }()
 
     init(_ hashes: CompactHashes) {
         self.hashes = hashes
         let plan = hashes.plan
-        precondition(plan.overlayWindows.count <= Self.overlaySalts.count, "at most 8 overlay windows")
+        precondition(plan.overlayWindows.count <= Self.overlayPositions, "at most \(Self.overlayPositions) overlay windows")
+        precondition(hashes.count < Int(Int32.max) / Self.overlayPositions, "too many photos for one search")
         frameIndex = MultiIndexHash(hashes.frames, pieces: plan.pieces)
         var overlayHashes: [UInt64] = [], overlayIDs: [Int32] = [], overlayKeySalts: [UInt64] = []
         for row in 0..<hashes.count {
             for (position, k) in plan.overlayWindows.enumerated() where hashes.hasWindow(row, k) {
                 overlayHashes.append(hashes.window(row, k))
-                overlayIDs.append(Int32(row * 8 + position))
+                overlayIDs.append(Int32(row * Self.overlayPositions + position))
                 overlayKeySalts.append(Self.overlaySalts[position])
             }
         }
@@ -250,8 +255,8 @@ struct CandidateSearch: Sendable {
             // The same window of both: whatever differs lies outside it.
             overlayIndex.forEachNeighbour(of: hashes.window(a, k), within: plan.overlayRadius, pieceRadius: plan.windowPieceRadius,
                                           salt: Self.overlaySalts[position]) { entry, _ in
-                let b = entry >> 3
-                if entry & 7 == position, b > a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: UInt8(k + 1))) }
+                let b = entry / Self.overlayPositions
+                if entry % Self.overlayPositions == position, b > a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: UInt8(k + 1))) }
             }
         }
     }
