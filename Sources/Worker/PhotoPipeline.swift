@@ -14,9 +14,11 @@ struct PhotoPipeline: Sendable {
     let computeTimeout: Duration = .seconds(120)
 
     let faults: FaultInjection
+    let readPolicy: ReadPolicy
 
-    init(fetchThreads: Int, computeThreads: Int, faults: FaultInjection = FaultInjection(environment: [:])) {
+    init(fetchThreads: Int, computeThreads: Int, readPolicy: ReadPolicy = ReadPolicy(), faults: FaultInjection = FaultInjection(environment: [:])) {
         self.faults = faults
+        self.readPolicy = readPolicy
         fetchQueue = BlockingQueue(label: "cull.worker.fetch", limit: fetchThreads)
         computeQueue = BlockingQueue(label: "cull.worker.compute", limit: computeThreads)
         photosInFlight = ConcurrencyLimiter(limit: fetchThreads + computeThreads)
@@ -41,10 +43,12 @@ struct PhotoPipeline: Sendable {
 
         let path = photo.path
         do {
-            let faults = self.faults
+            let faults = self.faults, policy = readPolicy
             let fetched = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
+                // The roots are checked here, on the fetch queue: resolving links is file system I/O.
+                let target = try policy.resolve(path)
                 faults.beforeRead(path)
-                return try PhotoFetcher.fetch(path: path, maxFileBytes: options.maxFileBytes)
+                return try PhotoFetcher.fetch(path: target, maxFileBytes: options.maxFileBytes)
             }
             let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
                 try PhotoAnalyzer.analyze(fetched.bytes, path: path, options: options)
@@ -70,7 +74,7 @@ struct PhotoPipeline: Sendable {
     /// outcome per photo.
     func run(_ job: Cull_V1_Job, isCancelled: @escaping @Sendable () -> Bool) async -> Cull_V1_Result {
         let timeout = Duration.milliseconds(Int64(max(job.fetchTimeoutMs, 1)))
-        let options = AnalysisOptions(job.options)
+        let options = readPolicy.capped(AnalysisOptions(job.options))
         var result = Cull_V1_Result()
         result.jobID = job.jobID
         result.generation = job.generation

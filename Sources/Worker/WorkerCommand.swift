@@ -1,3 +1,4 @@
+import Analysis
 import ArgumentParser
 import CZeroMQ
 import Foundation
@@ -14,7 +15,8 @@ struct WorkerCommand: AsyncParsableCommand {
             Connects to the coordinator's work endpoint, says HELLO and analyses the photos it is \
             sent: reads each file on a fetch queue (with the job's fetch timeout), decodes it at \
             reduced size and computes its features on a compute queue. Paths must be readable \
-            here as the coordinator enumerated them.
+            here as the coordinator enumerated them (or under --path-map), and with --root only \
+            files inside those folders are opened.
 
             Exit status: 0 after SIGTERM/SIGINT or a goodbye from the coordinator; 75 when too \
             many reads are stuck in the kernel and the worker recycles itself (a supervisor \
@@ -42,6 +44,22 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Stuck reads at which the worker exits with status 75 to be restarted.")
     var maxStuckReads: Int = 16
 
+    @Option(name: .customLong("root"), help: ArgumentHelp(
+        "A folder this worker may read (repeatable). Paths outside every root, after resolving links, are refused as unreadable and never opened. Without any, every absolute path is read.",
+        valueName: "dir"))
+    var roots: [String] = []
+
+    @Option(name: .customLong("path-map"), help: ArgumentHelp(
+        "FROM=TO: a path the coordinator names under FROM is read under TO here (repeatable; the first that matches).",
+        valueName: "from=to"))
+    var pathMaps: [String] = []
+
+    @Option(help: "The largest file read, in MiB, whatever a job allows.")
+    var maxFileMb: Int = AnalysisOptions().maxFileBytes >> 20
+
+    @Option(help: "The largest image decoded, in megapixels, whatever a job allows.")
+    var maxMegapixels: Int = AnalysisOptions().maxPixels / 1_000_000
+
     @Option(help: .hidden)
     var exitWithParent: Int32?
 
@@ -51,6 +69,29 @@ struct WorkerCommand: AsyncParsableCommand {
         guard fetchThreads > 0, (computeThreads ?? 1) > 0, (capacity ?? 1) > 0, maxStuckReads >= 1 else {
             throw ValidationError("thread counts, capacity and --max-stuck-reads must be positive")
         }
+        guard maxFileMb > 0, maxMegapixels > 0 else { throw ValidationError("--max-file-mb and --max-megapixels must be positive") }
+        _ = try readPolicy()
+    }
+
+    /// The roots resolved (each must be a folder that exists), the path maps parsed, the limits.
+    func readPolicy() throws -> ReadPolicy {
+        var policy = ReadPolicy(maxFileBytes: maxFileMb << 20, maxPixels: maxMegapixels * 1_000_000)
+        for root in roots {
+            var isFolder: ObjCBool = false
+            guard root.hasPrefix("/"), FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue,
+                  let resolved = root.withCString({ realpath($0, nil) }) else {
+                throw ValidationError("--root \(root): not an absolute path to a folder that exists here")
+            }
+            policy.roots.append(String(cString: resolved))
+            free(resolved)
+        }
+        for argument in pathMaps {
+            guard let mapping = ReadPolicy.mapping(argument) else {
+                throw ValidationError("--path-map \(argument): expected FROM=TO, both absolute paths (e.g. /volume1/photos=/mnt/photos)")
+            }
+            policy.pathMap.append(mapping)
+        }
+        return policy
     }
 
     func run() async throws {
@@ -70,8 +111,14 @@ struct WorkerCommand: AsyncParsableCommand {
             heartbeatInterval: daemonOptions.heartbeatInterval,
             heartbeatLiveness: daemonOptions.liveness,
             maxAbandonedFetches: maxStuckReads,
-            parentProcess: exitWithParent
+            parentProcess: exitWithParent,
+            readPolicy: try readPolicy()
         )
+        if configuration.readPolicy.roots.isEmpty {
+            logger.warning("no --root given: this worker reads any path a coordinator names; give --root for each library folder")
+        } else {
+            logger.info("reading only under \(configuration.readPolicy.roots.joined(separator: ", "))")
+        }
         let socket: WorkerSocket
         do {
             socket = try await WorkerSocket.open(configuration, logger: logger)

@@ -14,6 +14,8 @@ struct WorkerConfiguration: Sendable {
     /// `cull run`'s workers: exit when this process is no longer our parent (it died), so no
     /// worker outlives the run that started it.
     var parentProcess: Int32?
+    /// Which files it opens, and the limits it caps every job's at.
+    var readPolicy = ReadPolicy()
 }
 
 /// Exit statuses a supervisor can act on (documented in deploy/ and `cull-worker --help`).

@@ -24,7 +24,8 @@ final class WorkerDaemon: Sendable {
         self.logger = logger
         if faults.isActive { logger.warning("fault injection is on (\(FaultInjection.variable)): for tests only") }
         self.state = Mutex(WorkerState(heartbeatInterval: configuration.heartbeatInterval, heartbeatLiveness: configuration.heartbeatLiveness))
-        self.pipeline = PhotoPipeline(fetchThreads: configuration.fetchThreads, computeThreads: configuration.computeThreads, faults: faults)
+        self.pipeline = PhotoPipeline(fetchThreads: configuration.fetchThreads, computeThreads: configuration.computeThreads,
+                                      readPolicy: configuration.readPolicy, faults: faults)
     }
 
     var exitStatus: WorkerExitStatus { state.withLock { $0.exitStatus } }
