@@ -63,6 +63,50 @@ struct HostilePeerTests {
         await peer.close()
     }
 
+    @Test("a worker's outcomes are checked: one for a photo not in the job is dropped, malformed features and WORKER_LOST become internal failures, all counted")
+    func outcomesAreChecked() async throws {
+        let cluster = try Cluster(serveArguments: ["--liveness", "100"])
+        let library = cluster.scratch.path + "/lib"
+        _ = try await writeLibrary(to: library, scenes: 1, width: 64, height: 48, edits: [.original, .resized, .recompressed], extras: false)
+        try cluster.startServe()
+        try await cluster.waitForWorkers(0)
+        let peer = try await fakeWorker(cluster, id: "sloppy-worker")
+        _ = try await cluster.startScan(library)
+        guard case .job(let job) = await peer.next(timeout: .seconds(10), { if case .job = $0 { true } else { false } }) else {
+            throw HarnessError("no JOB")
+        }
+        try #require(job.photos.count == 3, "one job of the three photos")
+        var result = features(for: job)
+        result.outcomes[0].features.sha256 = Data(repeating: 1, count: 5)
+        result.outcomes[1].failure = .with { $0.kind = .workerLost; $0.message = "not mine to say" }
+        result.outcomes.append(.with { $0.photoID = 999_999; $0.features = result.outcomes[2].features })
+        peer.send(.result(result))
+
+        let deadline = ContinuousClock.now + .seconds(10)
+        var refused: UInt64 = 0
+        while ContinuousClock.now < deadline, refused < 3 {
+            refused = try await cluster.status()?.counters.outcomesRejected ?? 0
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(refused == 3, "three outcomes refused and counted")
+        let rows = try await cluster.query { db in
+            try Row.fetchAll(db, sql: "SELECT id, status, error_kind, error_message FROM photos ORDER BY id").map { row in
+                (id: row["id"] as Int64, status: row["status"] as String, kind: row["error_kind"] as String? ?? "", message: row["error_message"] as String? ?? "")
+            }
+        }
+        func row(_ id: Int64) -> (id: Int64, status: String, kind: String, message: String)? { rows.first { $0.id == id } }
+        let malformed = try #require(row(job.photos[0].photoID)), lost = try #require(row(job.photos[1].photoID))
+        #expect(malformed.status == "failed" && malformed.kind == "internal")
+        #expect(malformed.message.contains("SHA-256 of 5 bytes"))
+        #expect(lost.status == "failed" && lost.kind == "internal")
+        #expect(lost.message.contains("worker_lost"))
+        #expect(row(job.photos[2].photoID)?.status == "analysed")
+        #expect(rows.count == 3, "nothing stored for the photo that was not the job's")
+        #expect(cluster.serve?.stderr.contains("refused outcomes a worker sent") == true)
+        await peer.close()
+        #expect(await cluster.serve?.stop() == 0)
+    }
+
     @Test("100,000 random and mutated frames each: the coordinator and a worker survive and still work")
     func fuzz() async throws {
         let cluster = try Cluster(serveArguments: ["--liveness", "5"])

@@ -46,7 +46,7 @@ struct StatusCommand: AsyncParsableCommand {
         out += "WORKERS\n"
         out += WorkersCommand.render(reply.workers)
         let c = reply.counters
-        out += "RESULTS\n  applied \(c.resultsApplied), dropped stale \(c.resultsStale), dropped duplicate \(c.resultsDuplicate), jobs requeued \(c.jobsRequeued), protocol errors \(c.protocolErrors)\n"
+        out += "RESULTS\n  applied \(c.resultsApplied), dropped stale \(c.resultsStale), dropped duplicate \(c.resultsDuplicate), jobs requeued \(c.jobsRequeued), protocol errors \(c.protocolErrors), outcomes refused \(c.outcomesRejected)\n"
         return out
     }
 }

@@ -34,6 +34,11 @@ struct ResultWriter: Service {
                 counters.resultsApplied += UInt64(tally.applied)
                 counters.resultsStale += UInt64(tally.stale)
                 counters.resultsDuplicate += UInt64(tally.duplicate)
+                counters.outcomesRejected += UInt64(tally.rejectedOutcomes)
+            }
+            if tally.rejectedOutcomes > 0 {
+                coordinator.logger.warning("refused outcomes a worker sent (not the job's photo, malformed features, or a kind only the coordinator sets)",
+                                           metadata: ["outcomes": "\(tally.rejectedOutcomes)", "workers": "\(tally.rejectingWorkers.sorted())"])
             }
             if tally.stale + tally.duplicate > 0 {
                 coordinator.logger.info("dropped results that no longer match", metadata: ["stale": "\(tally.stale)", "duplicate": "\(tally.duplicate)"])

@@ -50,7 +50,11 @@ extension CullStore {
                 case .duplicate:
                     tally.duplicate += 1
                 case .admit(let scanID, let fullDecode):
-                    let (analysed, failed) = try writer.write(result, pipelineVersion: Int64(received.pipelineVersion), fullDecode: fullDecode)
+                    let (analysed, failed, rejected) = try writer.write(result, pipelineVersion: Int64(received.pipelineVersion), fullDecode: fullDecode)
+                    if rejected > 0 {
+                        tally.rejectedOutcomes += rejected
+                        tally.rejectingWorkers.insert(received.workerID)
+                    }
                     try db.execute(sql: "UPDATE scans SET done = done + ?, failed = failed + ? WHERE id = ?",
                                    arguments: [analysed + failed, failed, scanID])
                     tally.applied += 1
@@ -89,20 +93,43 @@ private struct OutcomeWriter {
             """)
     }
 
-    /// Returns how many photos were stored analysed and failed. `fullDecode`: the job asked for
-    /// main images only, so features that do not say their source came from the main image.
-    func write(_ result: Cull_V1_Result, pipelineVersion pipeline: Int64, fullDecode: Bool) throws -> (analysed: Int, failed: Int) {
-        var analysedCount = 0, failedCount = 0
+    /// Returns how many photos were stored analysed and failed, and how many outcomes were not
+    /// stored as sent (rejected: see `Cull_V1_Counters.outcomesRejected`). `fullDecode`: the
+    /// job asked for main images only, so features that do not say their source came from the
+    /// main image.
+    ///
+    /// A worker's word is checked where it can be: features must be a photo's (a 32-byte
+    /// SHA-256, a size, a thumbnail of the right size if any, no more windows than there are),
+    /// and `WORKER_LOST` is the coordinator's to say. An outcome that fails is stored as an
+    /// `internal` failure naming why, so the photo is not left pending and shows in
+    /// `cull photos --status failed`; one for a photo that is not the job's is dropped.
+    func write(_ result: Cull_V1_Result, pipelineVersion pipeline: Int64, fullDecode: Bool) throws -> (analysed: Int, failed: Int, rejected: Int) {
+        var analysedCount = 0, failedCount = 0, rejected = 0
+        func refuse(_ outcome: Cull_V1_Outcome, _ why: String) throws {
+            try failed.execute(arguments: [
+                result.generation, result.attempt, pipeline, "internal",
+                "the worker's outcome was refused: \(why)", outcome.photoID, result.jobID,
+            ])
+            failedCount += db.changesCount
+            rejected += 1
+        }
         for outcome in result.outcomes {
             switch outcome.result {
             case .features(let f):
+                if let why = Self.malformed(f) {
+                    try refuse(outcome, why)
+                    continue
+                }
                 try analysed.execute(arguments: [
                     result.generation, result.attempt, pipeline, f.sha256, Int64(bitPattern: f.phash),
                     Int64(bitPattern: f.dhash), f.width, f.height, f.format, f.orientation,
                     f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty,
                     f.sharpness, f.meanLuma, f.mayComeFromPreview(fullDecode: fullDecode), outcome.photoID, result.jobID,
                 ])
-                guard db.changesCount > 0 else { continue }  // not this job's pending photo
+                guard db.changesCount > 0 else {  // not this job's pending photo
+                    rejected += 1
+                    continue
+                }
                 analysedCount += 1
                 let content = f.hasContent ? ContentBoxColumn.encode(f.content) : nil
                 try features.execute(arguments: [
@@ -111,10 +138,18 @@ private struct OutcomeWriter {
                     f.chroma.count == 2 * ChromaLayout.side * ChromaLayout.side ? f.chroma : nil,
                 ])
             case .failure(let failure):
+                switch failure.kind {
+                case .workerLost, .unspecified, .UNRECOGNIZED:
+                    try refuse(outcome, "failure kind \(failure.kind.storageName) (\(failure.message.prefix(500)))")
+                    continue
+                default:
+                    break
+                }
                 try failed.execute(arguments: [
                     result.generation, result.attempt, pipeline, failure.kind.storageName,
                     String(failure.message.prefix(2000)), outcome.photoID, result.jobID,
                 ])
+                if db.changesCount == 0 { rejected += 1 }  // not this job's pending photo
                 failedCount += db.changesCount
             case nil:
                 continue
@@ -129,7 +164,17 @@ private struct OutcomeWriter {
             WHERE job_id = ? AND status = 'pending'
             """, arguments: [result.generation, result.attempt, pipeline, result.jobID])
         failedCount += db.changesCount
-        return (analysedCount, failedCount)
+        return (analysedCount, failedCount, rejected)
+    }
+
+    /// Why features cannot be a photo's, or nil.
+    static func malformed(_ f: Cull_V1_Features) -> String? {
+        let side = LayoutThumbnail.side
+        if f.sha256.count != 32 { return "a SHA-256 of \(f.sha256.count) bytes" }
+        if f.width == 0 || f.height == 0 { return "no pixel size" }
+        if !f.thumbnail.isEmpty && f.thumbnail.count != side * side { return "a thumbnail of \(f.thumbnail.count) bytes" }
+        if f.windowPhash.count > FeatureWindow.crops.count { return "\(f.windowPhash.count) window hashes" }
+        return nil
     }
 }
 

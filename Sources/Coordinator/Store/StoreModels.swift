@@ -88,6 +88,9 @@ struct ResultTally: Sendable, Equatable {
     var stale = 0
     /// Results for an attempt no longer in flight (late, duplicate, requeued).
     var duplicate = 0
+    /// Outcomes of admitted results not stored as sent (`OutcomeWriter`), and whose.
+    var rejectedOutcomes = 0
+    var rejectingWorkers: Set<String> = []
     /// Scans that may have just received their last photo.
     var scansToCheck: Set<Int64> = []
 }

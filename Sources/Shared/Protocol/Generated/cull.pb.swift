@@ -779,6 +779,11 @@ public nonisolated struct Cull_V1_Counters: Sendable {
 
   public var protocolErrors: UInt64 = 0
 
+  /// Outcomes of admitted results that were not stored as sent: for a photo that is not the
+  /// job's (dropped), features that cannot be a photo's (stored as an INTERNAL failure), or a
+  /// failure kind only the coordinator sets (WORKER_LOST; stored as INTERNAL).
+  public var outcomesRejected: UInt64 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2344,7 +2349,7 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
 
 nonisolated extension Cull_V1_Counters: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Counters"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}results_applied\0\u{3}results_stale\0\u{3}results_duplicate\0\u{3}jobs_requeued\0\u{3}protocol_errors\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}results_applied\0\u{3}results_stale\0\u{3}results_duplicate\0\u{3}jobs_requeued\0\u{3}protocol_errors\0\u{3}outcomes_rejected\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2357,6 +2362,7 @@ nonisolated extension Cull_V1_Counters: SwiftProtobuf.Message, SwiftProtobuf._Me
       case 3: try { try decoder.decodeSingularUInt64Field(value: &self.resultsDuplicate) }()
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.jobsRequeued) }()
       case 5: try { try decoder.decodeSingularUInt64Field(value: &self.protocolErrors) }()
+      case 6: try { try decoder.decodeSingularUInt64Field(value: &self.outcomesRejected) }()
       default: break
       }
     }
@@ -2378,6 +2384,9 @@ nonisolated extension Cull_V1_Counters: SwiftProtobuf.Message, SwiftProtobuf._Me
     if self.protocolErrors != 0 {
       try visitor.visitSingularUInt64Field(value: self.protocolErrors, fieldNumber: 5)
     }
+    if self.outcomesRejected != 0 {
+      try visitor.visitSingularUInt64Field(value: self.outcomesRejected, fieldNumber: 6)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2387,6 +2396,7 @@ nonisolated extension Cull_V1_Counters: SwiftProtobuf.Message, SwiftProtobuf._Me
     if lhs.resultsDuplicate != rhs.resultsDuplicate {return false}
     if lhs.jobsRequeued != rhs.jobsRequeued {return false}
     if lhs.protocolErrors != rhs.protocolErrors {return false}
+    if lhs.outcomesRejected != rhs.outcomesRejected {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
