@@ -115,7 +115,10 @@ struct WorkerCommand: AsyncParsableCommand {
             readPolicy: try readPolicy()
         )
         if configuration.readPolicy.roots.isEmpty {
-            logger.warning("no --root given: this worker reads any path a coordinator names; give --root for each library folder")
+            // `cull run`'s own workers (started with --exit-with-parent) serve only the walk of
+            // the process that started them: no warning for them on every run.
+            let level: Logger.Level = exitWithParent == nil ? .warning : .debug
+            logger.log(level: level, "no --root given: this worker reads any path a coordinator names; give --root for each library folder")
         } else {
             logger.info("reading only under \(configuration.readPolicy.roots.joined(separator: ", "))")
         }

@@ -1,5 +1,6 @@
 @testable import Coordinator
 import Analysis
+import Synchronization
 import Testing
 
 @Suite("Grouping", .timeLimit(.minutes(2)))
@@ -26,6 +27,36 @@ struct GrouperTests {
         let near = groups.first { $0.kind == .near }
         #expect(near?.keeper == 3)
         #expect(near?.members.first { $0.photoID == 4 }?.distance == 3)
+    }
+
+    @Test("progress: every photo searched, every candidate judged, then the listing step")
+    func progress() throws {
+        // 40 distinct photos in pairs of look-alikes (a copy 2 bits away), one exact copy.
+        var random = SplitMix64(seed: 3)
+        var photos: [GroupingPhoto] = []
+        for index in 0..<20 {
+            let hash = random.next()
+            photos.append(photo(Int64(2 * index + 1), "/p/\(index)a.jpg", sha: UInt8(2 * index + 1), pHash: hash))
+            photos.append(photo(Int64(2 * index + 2), "/p/\(index)b.jpg", sha: UInt8(2 * index + 2), pHash: hash ^ 0b101))
+        }
+        photos.append(photo(99, "/p/copy.jpg", sha: 1, pHash: photos[0].pHash))
+        let progress = GroupingProgress()
+        #expect(progress.snapshot == .init(step: .starting, done: 0, total: 0))
+        let groups = try Grouper(threshold: 10).groups(of: photos, progress: progress, shouldStop: { false })
+        #expect(groups.count == 20)
+        #expect(progress.snapshot == .init(step: .listing, done: 0, total: 0))
+        // The steps' totals, seen through a grouping that records each step as it goes (the
+        // stop question is asked between chunks, from the grouping threads).
+        let seen = Mutex<[GroupingProgress.Snapshot]>([]), watched = GroupingProgress()
+        _ = try Grouper(threshold: 10).groups(of: photos, progress: watched, shouldStop: {
+            let now = watched.snapshot
+            seen.withLock { $0.append(now) }
+            return false
+        })
+        let steps = seen.withLock { $0 }
+        let searched = steps.last { $0.step == .searching }, judged = steps.last { $0.step == .judging }
+        #expect(searched?.total == 40, "one search row per distinct content (the exact copy is searched once)")
+        #expect(judged.map { $0.total >= 20 } == true, "at least the 20 look-alike pairs were candidates")
     }
 
     @Test("the dHash check keeps pHash look-alikes with different structure apart")

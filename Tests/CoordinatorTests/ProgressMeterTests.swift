@@ -1,4 +1,5 @@
 @testable import Coordinator
+import Shared
 import Testing
 
 /// The progress display as a value: fed scans at chosen instants, it says what and when.
@@ -32,7 +33,31 @@ struct ProgressMeterTests {
         let walking = meter.update(scan("walking", done: 50, total: 100), now: start + .seconds(5))
         #expect(walking == "scan 7 walking 50% 50/100+ photos · 10/s · 0:05 elapsed\n")
         let grouping = meter.update(scan("grouping", done: 100, total: 100, failed: 2), now: start + .seconds(6))
-        #expect(grouping == "scan 7 grouping 98 photos · 2 failed\n", "a new phase shows at once")
+        #expect(grouping == "scan 7 grouping 98 photos · 0:06 elapsed · 2 failed\n", "a new phase shows at once")
+    }
+
+    @Test("grouping shows its step and counts, from the coordinator's board or a daemon's status reply")
+    func groupingSteps() {
+        var meter = ProgressMeter(terminal: false, started: start)
+        var progress = scan("grouping", done: 1_000_000, total: 1_000_000)
+        progress.grouping = .init(step: .searching, done: 420_000, total: 1_000_000)
+        #expect(meter.update(progress, now: start + .seconds(75)) == "scan 7 grouping 1000000 photos · searching 420,000/1,000,000 (42%) photos · 1:15 elapsed\n")
+        var status = Cull_V1_ScanStatus()
+        status.scanID = 7
+        status.state = "running"
+        status.phase = "grouping"
+        status.total = 1_000_000
+        status.done = 1_000_000
+        status.groupingStep = "judging"
+        status.groupingDone = 1_500_000
+        status.groupingTotal = 4_612_460
+        #expect(meter.update(ScanProgress(status), now: start + .seconds(77)) == nil, "the same phase: not before 5 s")
+        #expect(meter.update(ScanProgress(status), now: start + .seconds(95))
+                == "scan 7 grouping 1000000 photos · judging 1,500,000/4,612,460 (32%) candidate pairs · 1:35 elapsed\n")
+        status.groupingStep = "listing"
+        status.groupingDone = 0
+        status.groupingTotal = 0
+        #expect(ScanProgress(status).grouping == .init(step: .listing, done: 0, total: 0))
     }
 
     @Test("the rate is recent: a walk that found nothing for minutes does not drag it down")

@@ -11,24 +11,30 @@ struct ScanProgress: Sendable, Equatable {
     var total: Int64
     var failed: Int64
     var verifying: Int64 = 0
+    /// While grouping: the step (searching, judging, listing) and its counts.
+    var grouping: GroupingProgress.Snapshot?
 
-    init(scanID: Int64, phase: String, done: Int64, total: Int64, failed: Int64, verifying: Int64 = 0) {
+    init(scanID: Int64, phase: String, done: Int64, total: Int64, failed: Int64, verifying: Int64 = 0,
+         grouping: GroupingProgress.Snapshot? = nil) {
         self.scanID = scanID
         self.phase = phase
         self.done = done
         self.total = total
         self.failed = failed
         self.verifying = verifying
+        self.grouping = grouping
     }
 
-    init(_ scan: ScanRecord) {
+    init(_ scan: ScanRecord, grouping: GroupingProgress.Snapshot? = nil) {
         self.init(scanID: scan.id, phase: scan.phase?.rawValue ?? scan.state.rawValue, done: scan.done, total: scan.total,
-                  failed: scan.failed, verifying: scan.verifying)
+                  failed: scan.failed, verifying: scan.verifying, grouping: grouping)
     }
 
     init(_ scan: Cull_V1_ScanStatus) {
+        let step = ["starting", "searching", "judging", "listing"].firstIndex(of: scan.groupingStep).flatMap(GroupingProgress.Step.init(rawValue:))
         self.init(scanID: scan.scanID, phase: scan.phase.isEmpty ? scan.state : scan.phase, done: scan.done, total: scan.total,
-                  failed: scan.failed, verifying: scan.verifying)
+                  failed: scan.failed, verifying: scan.verifying,
+                  grouping: step.map { .init(step: $0, done: Int(scan.groupingDone), total: Int(scan.groupingTotal)) })
     }
 }
 
@@ -82,6 +88,17 @@ struct ProgressMeter: Sendable {
         switch progress.phase {
         case "grouping":
             parts.append("scan \(progress.scanID) grouping \(progress.total - progress.failed) photos")
+            switch progress.grouping {
+            case let grouping? where grouping.step == .searching:
+                parts.append("searching \(Self.share(grouping)) photos")
+            case let grouping? where grouping.step == .judging:
+                parts.append("judging \(Self.share(grouping)) candidate pairs")
+            case let grouping? where grouping.step == .listing:
+                parts.append("listing the groups")
+            default:
+                break
+            }
+            parts.append("\(elapsed) elapsed")
         case "walking", "analysing", "verifying":
             let fraction = progress.total > 0 ? min(1, Double(progress.done) / Double(progress.total)) : 0
             let filled = Int((fraction * Double(Self.barWidth)).rounded(.down))
@@ -103,6 +120,12 @@ struct ProgressMeter: Sendable {
         }
         if progress.failed > 0 { parts.append("\(progress.failed) failed") }
         return parts.joined(separator: " · ")
+    }
+
+    /// "420,000/1,000,000 (42%)".
+    static func share(_ grouping: GroupingProgress.Snapshot) -> String {
+        let percent = grouping.total > 0 ? " (\(grouping.done * 100 / grouping.total)%)" : ""
+        return "\(grouping.done.formatted(.number.grouping(.automatic)))/\(grouping.total.formatted(.number.grouping(.automatic)))\(percent)"
     }
 
     static func seconds(_ duration: Duration) -> Double {

@@ -39,7 +39,7 @@ final class RunDriver: Service, Sendable {
                 defer { progress.finish() }
                 return .success(try await coordinator.waitForScan(id: scan.id, check: {
                     pool.gaveUp ? CLIError("the worker processes keep exiting (see the messages above; --verbose shows more)") : nil
-                }, progress: { progress.show($0) }))
+                }, progress: { progress.show($0, grouping: coordinator.groupingBoard.snapshot(scanID: $0.id)) }))
             } catch is CancellationError {
                 return nil
             } catch {
@@ -63,8 +63,8 @@ final class ProgressLine: Sendable {
         meter = Mutex(ProgressMeter(terminal: terminal))
     }
 
-    func show(_ scan: ScanRecord) {
-        guard let text = meter.withLock({ $0.update(ScanProgress(scan)) }) else { return }
+    func show(_ scan: ScanRecord, grouping: GroupingProgress.Snapshot? = nil) {
+        guard let text = meter.withLock({ $0.update(ScanProgress(scan, grouping: grouping)) }) else { return }
         FileHandle.standardError.write(Data(text.utf8))
     }
 

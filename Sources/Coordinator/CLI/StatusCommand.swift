@@ -42,6 +42,11 @@ struct StatusCommand: AsyncParsableCommand {
             out += "  " + ["\(scan.scanID)", scan.phase.isEmpty ? scan.state : scan.phase, "\(scan.generation)", "\(scan.total)", "\(scan.done)",
                            "\(scan.failed)", "\(scan.groups)", scan.root].joined(separator: "\t") + "\n"
             if !scan.error.isEmpty, scan.state != "done" { out += "    \(scan.error)\n" }
+            if scan.phase == "grouping", !scan.groupingStep.isEmpty {
+                let counts = scan.groupingTotal > 0 ? " \(scan.groupingDone)/\(scan.groupingTotal)" : ""
+                let what = ["searching": " photos", "judging": " candidate pairs"][scan.groupingStep] ?? ""
+                out += "    grouping: \(scan.groupingStep)\(counts)\(what)\n"
+            }
         }
         out += "WORKERS\n"
         out += WorkersCommand.render(reply.workers)

@@ -54,7 +54,15 @@ extension Coordinator {
         } else {
             scans = try await store.scans(limit: limit)
         }
-        reply.scans = scans.map(Cull_V1_ScanStatus.init)
+        reply.scans = scans.map { scan in
+            var status = Cull_V1_ScanStatus(scan)
+            if scan.phase == .grouping, let grouping = groupingBoard.snapshot(scanID: scan.id) {
+                status.groupingStep = grouping.step.name
+                status.groupingDone = Int64(grouping.done)
+                status.groupingTotal = Int64(grouping.total)
+            }
+            return status
+        }
         let now = clock.now
         reply.workers = scheduler.workers().map { worker in
             var status = Cull_V1_WorkerStatus()

@@ -136,13 +136,17 @@ extension Coordinator {
         let store = self.store
         let stop = StopFlag()
         let running = groupingsRunning
-        defer { stop.set() }  // a grouping whose caller stopped waiting (timeout, shutdown) ends too
+        let progress = groupingBoard.start(scanID: scan.id)
+        defer {
+            stop.set()  // a grouping whose caller stopped waiting (timeout, shutdown) ends too
+            groupingBoard.end(scanID: scan.id)
+        }
         do {
             return try await groupingQueue.run(timeout: configuration.groupingTimeout, operation: "grouping scan \(scan.id)") {
                 running.increment()
                 defer { running.decrement() }
                 beforeGrouping(stop)
-                return try grouper.groups(of: photos, features: store, shouldStop: { stop.isSet })
+                return try grouper.groups(of: photos, features: store, progress: progress, shouldStop: { stop.isSet })
             }
         } catch let timeout as TimeoutError {
             stop.set()

@@ -35,6 +35,8 @@ final class Coordinator: Sendable {
     let groupingQueue = BlockingQueue(label: "cull.coordinator.grouping", limit: 1)
     /// Groupings whose work is still running (one that timed out winds down within a chunk).
     let groupingsRunning = SharedCounter()
+    /// The grouping running now and how far it is (`cull status`).
+    let groupingBoard = GroupingBoard()
 
     /// Peers sending garbage get a few log lines a minute, not one per message.
     let dropLog = LogThrottle()

@@ -51,7 +51,8 @@ struct Grouper: Sendable {
     /// grouping past its deadline really ends instead of running on beside the next one, and
     /// whatever `features` throws. Without `features`, the photos carry their window hashes
     /// and layouts themselves.
-    func groups(of photos: [GroupingPhoto], features: (any GroupingFeatureSource)? = nil,
+    /// `progress` hears the step and its counts (`cull status`).
+    func groups(of photos: [GroupingPhoto], features: (any GroupingFeatureSource)? = nil, progress: GroupingProgress? = nil,
                 shouldStop: @escaping @Sendable () -> Bool) throws -> [PhotoGroup] {
         guard !photos.isEmpty else { return [] }
 
@@ -59,7 +60,9 @@ struct Grouper: Sendable {
         // one representative per digest, the best keeper of its copies.
         let (copiesOf, representatives) = exactCopies(photos)
 
-        let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, shouldStop: shouldStop)
+        let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
+                                                                       shouldStop: shouldStop)
+        progress?.begin(.listing, total: 0)
         let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
                             distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) }) {
             isBetterCentre(photos[representatives[$0]], than: photos[representatives[$1]])
@@ -131,9 +134,11 @@ struct Grouper: Sendable {
     /// runs of them. With a feature source, batch by batch (`judgeBatch` candidates, whole
     /// pairs): each batch reads the layouts of the photos it pairs and lets them go after.
     private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
-                             shouldStop: @escaping @Sendable () -> Bool) throws
+                             progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws
         -> (near: [(Int, Int)], similar: [(Int, Int)], distinct: [(Int, Int)]) {
-        var candidates = try searchCandidates(photos, representatives, features: features, shouldStop: shouldStop)
+        progress?.begin(.searching, total: representatives.count)
+        var candidates = try searchCandidates(photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
+        progress?.begin(.judging, total: candidates.count)
         candidates.sort { Self.pairKey($0) < Self.pairKey($1) }
         let sorted = candidates
         candidates = []
@@ -142,7 +147,7 @@ struct Grouper: Sendable {
         while start < sorted.count {
             var end = features == nil ? sorted.count : min(sorted.count, start + judgeBatch)
             while end < sorted.count, Self.pairKey(sorted[end]) == Self.pairKey(sorted[end - 1]) { end += 1 }
-            let found = try judge(sorted, start..<end, photos, representatives, features: features, shouldStop: shouldStop)
+            let found = try judge(sorted, start..<end, photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
             near.formUnion(found.near)
             similar.formUnion(found.similar)
             distinct.formUnion(found.distinct)
@@ -163,15 +168,16 @@ struct Grouper: Sendable {
 
     /// Candidate search over the representatives; its hashes and tables are released on return.
     private func searchCandidates(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
-                                  shouldStop: @escaping @Sendable () -> Bool) throws -> [Candidate] {
+                                  progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws -> [Candidate] {
         let plan = planWithThreshold
+        let advance: @Sendable (Int) -> Void = { progress?.advance(by: $0) }
         if let features {
             // The crop windows are read a chunk of rows at a time while the search runs.
             let ids = representatives.map { photos[$0].id }
             let hashes = try features.candidateHashes(of: ids, plan: plan, holdingCropWindows: false)
             let candidates = try CandidateSearch(hashes).candidates(threads: threads, cropWindows: { range in
                 try features.cropWindows(of: ids[range], plan: plan)
-            }, shouldStop: shouldStop)
+            }, shouldStop: shouldStop, progress: advance)
             if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
             return candidates
         }
@@ -182,14 +188,14 @@ struct Grouper: Sendable {
             hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
                           content: photo.contentBox == nil ? nil : photo.contentPHash)
         }
-        let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop)
+        let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop, progress: advance)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
         return candidates
     }
 
     /// One batch of sorted candidates judged on `threads` threads, by pair key.
     private func judge(_ sorted: [Candidate], _ batch: Range<Int>, _ photos: [GroupingPhoto], _ representatives: [Int],
-                       features: (any GroupingFeatureSource)?, shouldStop: @escaping @Sendable () -> Bool) throws
+                       features: (any GroupingFeatureSource)?, progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws
         -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
         let loaded = try features?.layouts(of: Set(sorted[batch].flatMap { [$0.a, $0.b] }).map { photos[representatives[Int($0)]].id })
         @Sendable func subject(_ row: Int32) -> GroupingPhoto {
@@ -202,7 +208,7 @@ struct Grouper: Sendable {
         }
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
-                                       initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64]()) }) { range, found in
+                                       progress: { progress?.advance(by: $0) }, initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64]()) }) { range, found in
             var cache = LayoutCellCache()
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound

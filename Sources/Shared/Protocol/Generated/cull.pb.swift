@@ -689,49 +689,111 @@ public nonisolated struct Cull_V1_StatusRequest: Sendable {
   public init() {}
 }
 
-public nonisolated struct Cull_V1_ScanStatus: Sendable {
+public nonisolated struct Cull_V1_ScanStatus: @unchecked Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
   // methods supported on all messages.
 
-  public var scanID: Int64 = 0
+  public var scanID: Int64 {
+    get {_storage._scanID}
+    set {_uniqueStorage()._scanID = newValue}
+  }
 
-  public var root: String = String()
+  public var root: String {
+    get {_storage._root}
+    set {_uniqueStorage()._root = newValue}
+  }
 
-  public var generation: Int64 = 0
+  public var generation: Int64 {
+    get {_storage._generation}
+    set {_uniqueStorage()._generation = newValue}
+  }
 
   /// walking, running, done, cancelled, superseded, failed
-  public var state: String = String()
+  public var state: String {
+    get {_storage._state}
+    set {_uniqueStorage()._state = newValue}
+  }
 
-  public var total: Int64 = 0
+  public var total: Int64 {
+    get {_storage._total}
+    set {_uniqueStorage()._total = newValue}
+  }
 
-  public var done: Int64 = 0
+  public var done: Int64 {
+    get {_storage._done}
+    set {_uniqueStorage()._done = newValue}
+  }
 
-  public var failed: Int64 = 0
+  public var failed: Int64 {
+    get {_storage._failed}
+    set {_uniqueStorage()._failed = newValue}
+  }
 
-  public var groups: Int64 = 0
+  public var groups: Int64 {
+    get {_storage._groups}
+    set {_uniqueStorage()._groups = newValue}
+  }
 
   /// seconds since 1970
-  public var startedAt: Double = 0
+  public var startedAt: Double {
+    get {_storage._startedAt}
+    set {_uniqueStorage()._startedAt = newValue}
+  }
 
   /// 0 while running
-  public var finishedAt: Double = 0
+  public var finishedAt: Double {
+    get {_storage._finishedAt}
+    set {_uniqueStorage()._finishedAt = newValue}
+  }
 
-  public var walkComplete: Bool = false
+  public var walkComplete: Bool {
+    get {_storage._walkComplete}
+    set {_uniqueStorage()._walkComplete = newValue}
+  }
 
-  public var error: String = String()
+  public var error: String {
+    get {_storage._error}
+    set {_uniqueStorage()._error = newValue}
+  }
 
   /// What a running scan is doing: "walking" (still finding files; analysis overlaps),
   /// "analysing", "grouping", or "verifying" (near-group members whose features came from
   /// embedded previews are being analysed again from their main image). Empty once ended.
-  public var phase: String = String()
+  public var phase: String {
+    get {_storage._phase}
+    set {_uniqueStorage()._phase = newValue}
+  }
 
   /// photos sent back for analysis from their main image, this scan
-  public var verifying: Int64 = 0
+  public var verifying: Int64 {
+    get {_storage._verifying}
+    set {_uniqueStorage()._verifying = newValue}
+  }
+
+  /// While the phase is "grouping": its step ("searching": candidate search over the photos;
+  /// "judging": each candidate pair compared; "listing": groups built and stored) and the
+  /// step's done and total counts (photos searched, candidates judged; 0 and 0 for listing).
+  public var groupingStep: String {
+    get {_storage._groupingStep}
+    set {_uniqueStorage()._groupingStep = newValue}
+  }
+
+  public var groupingDone: Int64 {
+    get {_storage._groupingDone}
+    set {_uniqueStorage()._groupingDone = newValue}
+  }
+
+  public var groupingTotal: Int64 {
+    get {_storage._groupingTotal}
+    set {_uniqueStorage()._groupingTotal = newValue}
+  }
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
 }
 
 public nonisolated struct Cull_V1_WorkerStatus: Sendable {
@@ -2184,94 +2246,177 @@ nonisolated extension Cull_V1_StatusRequest: SwiftProtobuf.Message, SwiftProtobu
 
 nonisolated extension Cull_V1_ScanStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ScanStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scan_id\0\u{1}root\0\u{1}generation\0\u{1}state\0\u{1}total\0\u{1}done\0\u{1}failed\0\u{1}groups\0\u{3}started_at\0\u{3}finished_at\0\u{3}walk_complete\0\u{1}error\0\u{1}phase\0\u{1}verifying\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}scan_id\0\u{1}root\0\u{1}generation\0\u{1}state\0\u{1}total\0\u{1}done\0\u{1}failed\0\u{1}groups\0\u{3}started_at\0\u{3}finished_at\0\u{3}walk_complete\0\u{1}error\0\u{1}phase\0\u{1}verifying\0\u{3}grouping_step\0\u{3}grouping_done\0\u{3}grouping_total\0")
+
+  fileprivate class _StorageClass {
+    var _scanID: Int64 = 0
+    var _root: String = String()
+    var _generation: Int64 = 0
+    var _state: String = String()
+    var _total: Int64 = 0
+    var _done: Int64 = 0
+    var _failed: Int64 = 0
+    var _groups: Int64 = 0
+    var _startedAt: Double = 0
+    var _finishedAt: Double = 0
+    var _walkComplete: Bool = false
+    var _error: String = String()
+    var _phase: String = String()
+    var _verifying: Int64 = 0
+    var _groupingStep: String = String()
+    var _groupingDone: Int64 = 0
+    var _groupingTotal: Int64 = 0
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _scanID = source._scanID
+      _root = source._root
+      _generation = source._generation
+      _state = source._state
+      _total = source._total
+      _done = source._done
+      _failed = source._failed
+      _groups = source._groups
+      _startedAt = source._startedAt
+      _finishedAt = source._finishedAt
+      _walkComplete = source._walkComplete
+      _error = source._error
+      _phase = source._phase
+      _verifying = source._verifying
+      _groupingStep = source._groupingStep
+      _groupingDone = source._groupingDone
+      _groupingTotal = source._groupingTotal
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
-    while let fieldNumber = try decoder.nextFieldNumber() {
-      // The use of inline closures is to circumvent an issue where the compiler
-      // allocates stack space for every case branch when no optimizations are
-      // enabled. https://github.com/apple/swift-protobuf/issues/1034
-      switch fieldNumber {
-      case 1: try { try decoder.decodeSingularInt64Field(value: &self.scanID) }()
-      case 2: try { try decoder.decodeSingularStringField(value: &self.root) }()
-      case 3: try { try decoder.decodeSingularInt64Field(value: &self.generation) }()
-      case 4: try { try decoder.decodeSingularStringField(value: &self.state) }()
-      case 5: try { try decoder.decodeSingularInt64Field(value: &self.total) }()
-      case 6: try { try decoder.decodeSingularInt64Field(value: &self.done) }()
-      case 7: try { try decoder.decodeSingularInt64Field(value: &self.failed) }()
-      case 8: try { try decoder.decodeSingularInt64Field(value: &self.groups) }()
-      case 9: try { try decoder.decodeSingularDoubleField(value: &self.startedAt) }()
-      case 10: try { try decoder.decodeSingularDoubleField(value: &self.finishedAt) }()
-      case 11: try { try decoder.decodeSingularBoolField(value: &self.walkComplete) }()
-      case 12: try { try decoder.decodeSingularStringField(value: &self.error) }()
-      case 13: try { try decoder.decodeSingularStringField(value: &self.phase) }()
-      case 14: try { try decoder.decodeSingularInt64Field(value: &self.verifying) }()
-      default: break
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularInt64Field(value: &_storage._scanID) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._root) }()
+        case 3: try { try decoder.decodeSingularInt64Field(value: &_storage._generation) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._state) }()
+        case 5: try { try decoder.decodeSingularInt64Field(value: &_storage._total) }()
+        case 6: try { try decoder.decodeSingularInt64Field(value: &_storage._done) }()
+        case 7: try { try decoder.decodeSingularInt64Field(value: &_storage._failed) }()
+        case 8: try { try decoder.decodeSingularInt64Field(value: &_storage._groups) }()
+        case 9: try { try decoder.decodeSingularDoubleField(value: &_storage._startedAt) }()
+        case 10: try { try decoder.decodeSingularDoubleField(value: &_storage._finishedAt) }()
+        case 11: try { try decoder.decodeSingularBoolField(value: &_storage._walkComplete) }()
+        case 12: try { try decoder.decodeSingularStringField(value: &_storage._error) }()
+        case 13: try { try decoder.decodeSingularStringField(value: &_storage._phase) }()
+        case 14: try { try decoder.decodeSingularInt64Field(value: &_storage._verifying) }()
+        case 15: try { try decoder.decodeSingularStringField(value: &_storage._groupingStep) }()
+        case 16: try { try decoder.decodeSingularInt64Field(value: &_storage._groupingDone) }()
+        case 17: try { try decoder.decodeSingularInt64Field(value: &_storage._groupingTotal) }()
+        default: break
+        }
       }
     }
   }
 
   public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
-    if self.scanID != 0 {
-      try visitor.visitSingularInt64Field(value: self.scanID, fieldNumber: 1)
-    }
-    if !self.root.isEmpty {
-      try visitor.visitSingularStringField(value: self.root, fieldNumber: 2)
-    }
-    if self.generation != 0 {
-      try visitor.visitSingularInt64Field(value: self.generation, fieldNumber: 3)
-    }
-    if !self.state.isEmpty {
-      try visitor.visitSingularStringField(value: self.state, fieldNumber: 4)
-    }
-    if self.total != 0 {
-      try visitor.visitSingularInt64Field(value: self.total, fieldNumber: 5)
-    }
-    if self.done != 0 {
-      try visitor.visitSingularInt64Field(value: self.done, fieldNumber: 6)
-    }
-    if self.failed != 0 {
-      try visitor.visitSingularInt64Field(value: self.failed, fieldNumber: 7)
-    }
-    if self.groups != 0 {
-      try visitor.visitSingularInt64Field(value: self.groups, fieldNumber: 8)
-    }
-    if self.startedAt.bitPattern != 0 {
-      try visitor.visitSingularDoubleField(value: self.startedAt, fieldNumber: 9)
-    }
-    if self.finishedAt.bitPattern != 0 {
-      try visitor.visitSingularDoubleField(value: self.finishedAt, fieldNumber: 10)
-    }
-    if self.walkComplete != false {
-      try visitor.visitSingularBoolField(value: self.walkComplete, fieldNumber: 11)
-    }
-    if !self.error.isEmpty {
-      try visitor.visitSingularStringField(value: self.error, fieldNumber: 12)
-    }
-    if !self.phase.isEmpty {
-      try visitor.visitSingularStringField(value: self.phase, fieldNumber: 13)
-    }
-    if self.verifying != 0 {
-      try visitor.visitSingularInt64Field(value: self.verifying, fieldNumber: 14)
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      if _storage._scanID != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._scanID, fieldNumber: 1)
+      }
+      if !_storage._root.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._root, fieldNumber: 2)
+      }
+      if _storage._generation != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._generation, fieldNumber: 3)
+      }
+      if !_storage._state.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._state, fieldNumber: 4)
+      }
+      if _storage._total != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._total, fieldNumber: 5)
+      }
+      if _storage._done != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._done, fieldNumber: 6)
+      }
+      if _storage._failed != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._failed, fieldNumber: 7)
+      }
+      if _storage._groups != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._groups, fieldNumber: 8)
+      }
+      if _storage._startedAt.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._startedAt, fieldNumber: 9)
+      }
+      if _storage._finishedAt.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._finishedAt, fieldNumber: 10)
+      }
+      if _storage._walkComplete != false {
+        try visitor.visitSingularBoolField(value: _storage._walkComplete, fieldNumber: 11)
+      }
+      if !_storage._error.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._error, fieldNumber: 12)
+      }
+      if !_storage._phase.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._phase, fieldNumber: 13)
+      }
+      if _storage._verifying != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._verifying, fieldNumber: 14)
+      }
+      if !_storage._groupingStep.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._groupingStep, fieldNumber: 15)
+      }
+      if _storage._groupingDone != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._groupingDone, fieldNumber: 16)
+      }
+      if _storage._groupingTotal != 0 {
+        try visitor.visitSingularInt64Field(value: _storage._groupingTotal, fieldNumber: 17)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: Cull_V1_ScanStatus, rhs: Cull_V1_ScanStatus) -> Bool {
-    if lhs.scanID != rhs.scanID {return false}
-    if lhs.root != rhs.root {return false}
-    if lhs.generation != rhs.generation {return false}
-    if lhs.state != rhs.state {return false}
-    if lhs.total != rhs.total {return false}
-    if lhs.done != rhs.done {return false}
-    if lhs.failed != rhs.failed {return false}
-    if lhs.groups != rhs.groups {return false}
-    if lhs.startedAt != rhs.startedAt {return false}
-    if lhs.finishedAt != rhs.finishedAt {return false}
-    if lhs.walkComplete != rhs.walkComplete {return false}
-    if lhs.error != rhs.error {return false}
-    if lhs.phase != rhs.phase {return false}
-    if lhs.verifying != rhs.verifying {return false}
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._scanID != rhs_storage._scanID {return false}
+        if _storage._root != rhs_storage._root {return false}
+        if _storage._generation != rhs_storage._generation {return false}
+        if _storage._state != rhs_storage._state {return false}
+        if _storage._total != rhs_storage._total {return false}
+        if _storage._done != rhs_storage._done {return false}
+        if _storage._failed != rhs_storage._failed {return false}
+        if _storage._groups != rhs_storage._groups {return false}
+        if _storage._startedAt != rhs_storage._startedAt {return false}
+        if _storage._finishedAt != rhs_storage._finishedAt {return false}
+        if _storage._walkComplete != rhs_storage._walkComplete {return false}
+        if _storage._error != rhs_storage._error {return false}
+        if _storage._phase != rhs_storage._phase {return false}
+        if _storage._verifying != rhs_storage._verifying {return false}
+        if _storage._groupingStep != rhs_storage._groupingStep {return false}
+        if _storage._groupingDone != rhs_storage._groupingDone {return false}
+        if _storage._groupingTotal != rhs_storage._groupingTotal {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
