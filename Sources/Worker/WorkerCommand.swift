@@ -70,17 +70,22 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ValidationError("thread counts, capacity and --max-stuck-reads must be positive")
         }
         guard maxFileMb > 0, maxMegapixels > 0 else { throw ValidationError("--max-file-mb and --max-megapixels must be positive") }
-        _ = try readPolicy()
+        for root in roots where !root.hasPrefix("/") { throw ValidationError("--root \(root): give an absolute path") }
+        for argument in pathMaps where ReadPolicy.mapping(argument) == nil {
+            throw ValidationError("--path-map \(argument): expected FROM=TO, both absolute paths (e.g. /volume1/photos=/mnt/photos)")
+        }
     }
 
     /// The roots resolved (each must be a folder that exists), the path maps parsed, the limits.
+    /// Reads the file system (a root may sit on a hung mount): `run` calls it on a blocking
+    /// queue under a deadline, never on the cooperative pool.
     func readPolicy() throws -> ReadPolicy {
         var policy = ReadPolicy(maxFileBytes: maxFileMb << 20, maxPixels: maxMegapixels * 1_000_000)
         for root in roots {
             var isFolder: ObjCBool = false
             guard root.hasPrefix("/"), FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue,
                   let resolved = root.withCString({ realpath($0, nil) }) else {
-                throw ValidationError("--root \(root): not an absolute path to a folder that exists here")
+                throw ValidationError("--root \(root): no folder there that this worker can read; give each library folder as this machine mounts it")
             }
             policy.roots.append(String(cString: resolved))
             free(resolved)
@@ -99,6 +104,16 @@ struct WorkerCommand: AsyncParsableCommand {
         let (logger, watchdog) = daemonOptions.startDaemon(label: "cull-worker", defaultLevel: .info, environment: environment)
         defer { watchdog?.stop() }
 
+        let readPolicy: ReadPolicy
+        do {
+            let command = self
+            readPolicy = try await BlockingQueue(label: "cull-worker.setup", limit: 1).run(timeout: .seconds(30), operation: "resolving the --root folders") {
+                try command.readPolicy()
+            }
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(WorkerExitStatus.usage.rawValue)
+        }
         let host = HostName.current
         let compute = computeThreads ?? ProcessInfo.processInfo.activeProcessorCount
         let configuration = WorkerConfiguration(
@@ -112,7 +127,7 @@ struct WorkerCommand: AsyncParsableCommand {
             heartbeatLiveness: daemonOptions.liveness,
             maxAbandonedFetches: maxStuckReads,
             parentProcess: exitWithParent,
-            readPolicy: try readPolicy()
+            readPolicy: readPolicy
         )
         if configuration.readPolicy.roots.isEmpty {
             // `cull run`'s own workers (started with --exit-with-parent) serve only the walk of
