@@ -29,6 +29,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "The keeper chain scans use unless they say otherwise: original, pixels, earliest, largest, oldest in order of preference (default: $CULL_PREFER, else original,pixels,earliest,largest,oldest).")
     var prefer: String?
 
+    @Option(name: .customLong("library-root"), help: ArgumentHelp(
+        "A folder scans may start in (repeatable). A scan of any other folder, or of a link leading out of these, is refused. Default: any folder the daemon can read.",
+        valueName: "dir"))
+    var libraryRoots: [String] = []
+
     @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
@@ -38,7 +43,10 @@ struct ServeCommand: AsyncParsableCommand {
         return home + "/cull/cull.sqlite"
     }
 
-    func validate() throws { _ = try defaultKeeperRules() }
+    func validate() throws {
+        _ = try defaultKeeperRules()
+        for root in libraryRoots where !root.hasPrefix("/") { throw ValidationError("--library-root \(root): give an absolute path") }
+    }
 
     /// `--prefer`, else `CULL_PREFER` (deploy/cull.env), else the default chain.
     func defaultKeeperRules(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> [KeeperRule] {
@@ -64,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("listening", metadata: ["work": "\(sockets.work.boundEndpoints.joined())", "control": "\(sockets.control?.boundEndpoints.joined() ?? "-")"])
             var configuration = options.configuration(work: work, control: control, daemon: daemonOptions)
             configuration.keeperPolicy.rules = try defaultKeeperRules()
+            configuration.libraryRoots = libraryRoots
             let coordinator = Coordinator(configuration: configuration,
                                           store: store, work: sockets.work, control: sockets.control,
                                           host: HostName.current, logger: logger)

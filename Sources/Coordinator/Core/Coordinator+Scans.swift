@@ -79,7 +79,25 @@ extension Coordinator {
         guard isDirectory else {
             throw CoordinatorError(description: "\(checked): no such directory (check the path; the coordinator must see it as its workers do)")
         }
+        let roots = configuration.libraryRoots
+        if !roots.isEmpty {
+            // Both resolved (a link inside a library folder must not lead a scan out of it);
+            // realpath reads the file system: the blocking queue again, with a deadline.
+            let inside = try await blockingQueue.run(timeout: .seconds(30), operation: "checking \(checked) against --library-root") {
+                guard let real = Self.realPath(checked) else { return false }
+                return roots.compactMap(Self.realPath).contains { root in root == "/" || real == root || real.hasPrefix(root + "/") }
+            }
+            guard inside else {
+                throw CoordinatorError(description: "\(checked): outside the library folders this daemon scans (--library-root \(roots.joined(separator: ", "))); scan a folder inside them, or ask its operator to add one")
+            }
+        }
         return checked
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
     }
 
     /// Waits until a scan reaches a terminal state (for `cull run`), polling SQLite. `check`

@@ -27,6 +27,9 @@ struct CoordinatorConfiguration: Sendable {
     /// Grouping a finished scan; past it the grouping is stopped and the scan fails with a
     /// message that says what to do (`--grouping-timeout`).
     var groupingTimeout: Duration = .seconds(3600)
+    /// The folders scans may start in (`cull serve --library-root`); empty: any folder. A scan
+    /// root is checked inside one of them after both are resolved (links included).
+    var libraryRoots: [String] = []
     /// How often SQLite and the scheduler are reconciled (lost jobs, unchecked completions).
     var reconcileInterval: Duration = .seconds(5)
     /// Queued jobs above which a walk pauses (memory stays bounded on huge libraries).
