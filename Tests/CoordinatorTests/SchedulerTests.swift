@@ -55,6 +55,53 @@ struct SchedulerTests {
         #expect(scheduler.inFlightCount == 0)
     }
 
+    @Test("a worker whose jobs miss their deadline gets no work for 10 s, then half its credit, doubling the wait each time; one answer earns it all back")
+    func quarantine() {
+        let clock = CoordinatorClock()
+        let scheduler = Scheduler(clock: clock)
+        _ = scheduler.register(workerID: "hog", hello: .with { $0.workerID = "hog"; $0.capacity = 4 }, routingID: Array("hog".utf8))
+        _ = scheduler.register(workerID: "fair", hello: .with { $0.workerID = "fair"; $0.capacity = 4 }, routingID: Array("fair".utf8))
+        var next: Int64 = 1, attempt: Int64 = 1
+        var attemptOf: [Int64: Int64] = [:]
+        /// Queues `count` jobs, assigns and records them; returns how many each worker got.
+        func dispatch(_ count: Int, deadline: Duration = .seconds(60)) -> [String: [Int64]] {
+            scheduler.enqueue((0..<count).map { offset in spec(next + Int64(offset)) })
+            next += Int64(count)
+            var got: [String: [Int64]] = [:]
+            for assignment in scheduler.assign(limit: 100) {
+                _ = scheduler.dispatched(jobID: assignment.spec.jobID, attempt: attempt, deadline: clock.now + deadline)
+                attemptOf[assignment.spec.jobID] = attempt
+                attempt += 1
+                got[assignment.workerID, default: []].append(assignment.spec.jobID)
+            }
+            return got
+        }
+        let first = dispatch(8, deadline: .seconds(1))
+        #expect(first["hog"]?.count == 4 && first["fair"]?.count == 4)
+        // The fair worker answers; the hog sits on its jobs past their deadline.
+        for job in first["fair", default: []] {
+            #expect(scheduler.resultArrived(result(job, attempt: attemptOf[job]!), from: "fair") == .accepted)
+        }
+        clock.advance(by: .seconds(2))
+        #expect(scheduler.expired().count == 4)
+        #expect(scheduler.worker("hog")?.missedDeadlines == 4)
+        #expect(scheduler.worker("hog")?.credit(at: clock.now) == 0, "quarantined")
+        let during = dispatch(4)
+        #expect(during["hog"] == nil && during["fair"]?.count == 4, "all work goes to the worker that answers")
+        // Four misses in a row: 80 s without work, then 4 >> 4 → at least one job.
+        #expect(Scheduler.quarantine(afterMissing: 4) == .seconds(80))
+        clock.advance(by: .seconds(81))
+        #expect(scheduler.worker("hog")?.credit(at: clock.now) == 1)
+        let after = dispatch(2)
+        #expect(after["hog"]?.count == 1, "one job on probation")
+        // It answers: full credit again.
+        let probation = after["hog"]![0]
+        #expect(scheduler.resultArrived(result(probation, attempt: attemptOf[probation]!), from: "hog") == .accepted)
+        #expect(scheduler.worker("hog")?.missedDeadlines == 0)
+        #expect(scheduler.worker("hog")?.credit(at: clock.now) == 4)
+        #expect(Scheduler.quarantine(afterMissing: 1) == .seconds(10) && Scheduler.quarantine(afterMissing: 40) == .seconds(600))
+    }
+
     @Test("a cancelled scan's jobs keep their credit until the worker answers them")
     func cancelKeepsCreditUntilAnswered() {
         let scheduler = Scheduler()

@@ -24,7 +24,27 @@ final class Scheduler: Sendable {
         var load = Cull_V1_Heartbeat()
         var jobs: Set<Int64> = []
         var photosDone: UInt64 = 0
-        var free: Int { Int(hello.capacity) - jobs.count }
+        /// Jobs of its in a row that missed their deadline (an answer resets it), and until
+        /// when it gets no new work for them.
+        var missedDeadlines = 0
+        var quarantinedUntil: ContinuousClock.Instant?
+
+        /// The jobs it may hold at `now`: none while quarantined, then its capacity halved for
+        /// each deadline missed in a row (at least one), all of it again once it answers.
+        func credit(at now: ContinuousClock.Instant) -> Int {
+            if let until = quarantinedUntil, now < until { return 0 }
+            return max(1, Int(hello.capacity) >> min(missedDeadlines, 30))
+        }
+
+        func free(at now: ContinuousClock.Instant) -> Int { credit(at: now) - jobs.count }
+    }
+
+    /// How long a worker gets no new work after its `missed`-th deadline missed in a row: 10 s,
+    /// doubling, at most 10 minutes. A worker that holds jobs without answering (hung, or
+    /// hostile: it heartbeats and sits on them) thus ties up ever less of a scan, while one
+    /// that had a bad moment is back at full speed after its next answer.
+    static func quarantine(afterMissing missed: Int) -> Duration {
+        .seconds(min(600, 10 << min(max(missed - 1, 0), 6)))
     }
 
     struct InFlight: Sendable {
@@ -150,7 +170,8 @@ final class Scheduler: Sendable {
     /// Assigns queued jobs to workers with free credit (most free credit first), up to `limit`.
     func assign(limit: Int) -> [Assignment] {
         state.withLock { state in
-            var planner = AssignmentPlanner(workers: state.workers, assigning: state.assigning.values, inFlight: state.inFlight.values)
+            var planner = AssignmentPlanner(workers: state.workers, assigning: state.assigning.values, inFlight: state.inFlight.values,
+                                            now: clock.now)
             var assignments: [Assignment] = []
             var taken: [Int] = []
             for index in 0..<min(state.queue.count, 4096) where assignments.count < limit {
@@ -208,6 +229,9 @@ final class Scheduler: Sendable {
             }
             state.inFlight[result.jobID] = nil
             state.workers[workerID]?.jobs.remove(result.jobID)
+            // It answered: whatever it missed before, it has earned its credit back.
+            state.workers[workerID]?.missedDeadlines = 0
+            state.workers[workerID]?.quarantinedUntil = nil
             if flight.cancelled { return .cancelledJob }
             state.workers[workerID]?.photosDone += UInt64(result.outcomes.count)
             state.storing.insert(result.jobID)
@@ -231,6 +255,11 @@ final class Scheduler: Sendable {
             for flight in late {
                 state.inFlight[flight.spec.jobID] = nil
                 state.workers[flight.workerID]?.jobs.remove(flight.spec.jobID)
+                // A job it was told to stop (its scan ended) and did not answer is not held against it.
+                guard !flight.cancelled, var worker = state.workers[flight.workerID] else { continue }
+                worker.missedDeadlines += 1
+                worker.quarantinedUntil = now + Self.quarantine(afterMissing: worker.missedDeadlines)
+                state.workers[flight.workerID] = worker
             }
             return late
         }

@@ -53,7 +53,10 @@ struct DeadlineMonitor: Service {
             }
             // A cancelled job's worker just never answered: its credit is back, nothing to redo.
             guard !flight.cancelled else { continue }
-            coordinator.logger.warning("job missed its deadline; requeueing", metadata: ["job": "\(flight.spec.jobID)", "worker": "\(flight.workerID)"])
+            let missed = coordinator.scheduler.worker(flight.workerID)?.missedDeadlines ?? 0
+            coordinator.logger.warning("job missed its deadline; requeueing, and the worker gets no new work for a while", metadata: [
+                "job": "\(flight.spec.jobID)", "worker": "\(flight.workerID)", "missed in a row": "\(missed)",
+                "no new work for": "\(Scheduler.quarantine(afterMissing: missed).millisecondsDescription)"])
             late.append(flight.takeBackRequest)
         }
         await coordinator.takeBack(late, reason: .timeout, why: "it missed its \(configuration.jobDeadline.millisecondsDescription) deadline")
