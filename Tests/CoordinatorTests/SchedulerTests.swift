@@ -55,51 +55,75 @@ struct SchedulerTests {
         #expect(scheduler.inFlightCount == 0)
     }
 
-    @Test("a worker whose jobs miss their deadline gets no work for 10 s, then half its credit, doubling the wait each time; one answer earns it all back")
-    func quarantine() {
-        let clock = CoordinatorClock()
+    /// Registers two workers of `capacity` and returns a helper that queues `count` jobs,
+    /// assigns and records them with `deadline`, and says which worker got which.
+    func twoWorkers(capacity: UInt32, clock: CoordinatorClock) -> (Scheduler, (Int, Duration) -> [String: [Int64]], () -> [Int64: Int64]) {
         let scheduler = Scheduler(clock: clock)
-        _ = scheduler.register(workerID: "hog", hello: .with { $0.workerID = "hog"; $0.capacity = 4 }, routingID: Array("hog".utf8))
-        _ = scheduler.register(workerID: "fair", hello: .with { $0.workerID = "fair"; $0.capacity = 4 }, routingID: Array("fair".utf8))
-        var next: Int64 = 1, attempt: Int64 = 1
-        var attemptOf: [Int64: Int64] = [:]
-        /// Queues `count` jobs, assigns and records them; returns how many each worker got.
-        func dispatch(_ count: Int, deadline: Duration = .seconds(60)) -> [String: [Int64]] {
-            scheduler.enqueue((0..<count).map { offset in spec(next + Int64(offset)) })
-            next += Int64(count)
+        for id in ["fair", "hog"] {
+            _ = scheduler.register(workerID: id, hello: .with { $0.workerID = id; $0.capacity = capacity }, routingID: Array(id.utf8))
+        }
+        final class Counter {
+            var next: Int64 = 1, attempt: Int64 = 1
+            var attemptOf: [Int64: Int64] = [:]
+        }
+        let counter = Counter()
+        let dispatch = { (count: Int, deadline: Duration) -> [String: [Int64]] in
+            scheduler.enqueue((0..<count).map { offset in self.spec(counter.next + Int64(offset)) })
+            counter.next += Int64(count)
             var got: [String: [Int64]] = [:]
             for assignment in scheduler.assign(limit: 100) {
-                _ = scheduler.dispatched(jobID: assignment.spec.jobID, attempt: attempt, deadline: clock.now + deadline)
-                attemptOf[assignment.spec.jobID] = attempt
-                attempt += 1
+                _ = scheduler.dispatched(jobID: assignment.spec.jobID, attempt: counter.attempt, deadline: clock.now + deadline)
+                counter.attemptOf[assignment.spec.jobID] = counter.attempt
+                counter.attempt += 1
                 got[assignment.workerID, default: []].append(assignment.spec.jobID)
             }
             return got
         }
-        let first = dispatch(8, deadline: .seconds(1))
-        #expect(first["hog"]?.count == 4 && first["fair"]?.count == 4)
+        return (scheduler, dispatch, { counter.attemptOf })
+    }
+
+    @Test("a worker whose jobs miss their deadline gets no work for 10 s, doubling with each miss in a row, then less credit; one answer earns it back")
+    func quarantine() {
+        let clock = CoordinatorClock()
+        let (scheduler, dispatch, attempts) = twoWorkers(capacity: 2, clock: clock)
+        let first = dispatch(4, .seconds(1))
+        #expect(first["hog"]?.count == 2 && first["fair"]?.count == 2)
         // The fair worker answers; the hog sits on its jobs past their deadline.
         for job in first["fair", default: []] {
-            #expect(scheduler.resultArrived(result(job, attempt: attemptOf[job]!), from: "fair") == .accepted)
+            #expect(scheduler.resultArrived(result(job, attempt: attempts()[job]!), from: "fair") == .accepted)
         }
         clock.advance(by: .seconds(2))
-        #expect(scheduler.expired().count == 4)
-        #expect(scheduler.worker("hog")?.missedDeadlines == 4)
+        #expect(scheduler.expired().count == 2)
+        #expect(scheduler.worker("hog")?.missedDeadlines == 2)
         #expect(scheduler.worker("hog")?.credit(at: clock.now) == 0, "quarantined")
-        let during = dispatch(4)
-        #expect(during["hog"] == nil && during["fair"]?.count == 4, "all work goes to the worker that answers")
-        // Four misses in a row: 80 s without work, then 4 >> 4 → at least one job.
-        #expect(Scheduler.quarantine(afterMissing: 4) == .seconds(80))
-        clock.advance(by: .seconds(81))
+        let during = dispatch(2, .seconds(60))
+        #expect(during["hog"] == nil && during["fair"]?.count == 2, "all work goes to the worker that answers")
+        // Two misses in a row: 20 s without work, then its credit halved twice (at least one job).
+        #expect(Scheduler.quarantine(afterMissing: 2) == .seconds(20))
+        clock.advance(by: .seconds(21))
         #expect(scheduler.worker("hog")?.credit(at: clock.now) == 1)
-        let after = dispatch(2)
+        let after = dispatch(2, .seconds(60))
         #expect(after["hog"]?.count == 1, "one job on probation")
-        // It answers: full credit again.
         let probation = after["hog"]![0]
-        #expect(scheduler.resultArrived(result(probation, attempt: attemptOf[probation]!), from: "hog") == .accepted)
+        #expect(scheduler.resultArrived(result(probation, attempt: attempts()[probation]!), from: "hog") == .accepted)
         #expect(scheduler.worker("hog")?.missedDeadlines == 0)
-        #expect(scheduler.worker("hog")?.credit(at: clock.now) == 4)
+        #expect(scheduler.worker("hog")?.credit(at: clock.now) == 2, "its credit back")
         #expect(Scheduler.quarantine(afterMissing: 1) == .seconds(10) && Scheduler.quarantine(afterMissing: 40) == .seconds(600))
+    }
+
+    @Test("credit is earned: a worker announcing a capacity of 1,000 holds 2 jobs until it answers, then 4, 8, … up to its capacity")
+    func earnedCredit() {
+        let clock = CoordinatorClock()
+        let (scheduler, dispatch, attempts) = twoWorkers(capacity: 1_000, clock: clock)
+        let first = dispatch(100, .seconds(60))
+        #expect(first["fair"]?.count == 2 && first["hog"]?.count == 2, "two each, the rest stays queued")
+        #expect(scheduler.queuedCount == 96)
+        // The fair worker answers one job: it may now hold 4 (one still out, three more).
+        let answered = first["fair"]![0]
+        #expect(scheduler.resultArrived(result(answered, attempt: attempts()[answered]!), from: "fair") == .accepted)
+        let next = dispatch(0, .seconds(60))
+        #expect(next["fair"]?.count == 3 && next["hog"] == nil)
+        #expect(scheduler.worker("fair")?.credit(at: clock.now) == 4 && scheduler.worker("hog")?.credit(at: clock.now) == 2)
     }
 
     @Test("a cancelled scan's jobs keep their credit until the worker answers them")

@@ -11,7 +11,8 @@ import Synchronization
 /// `JobLifecycle`, which decides whether a RESULT is the one it waits for.
 ///
 /// Credit-based flow control: a worker says in HELLO how many jobs it can hold (its capacity);
-/// the scheduler never has more than that out at it. Credit comes back only when the worker
+/// the scheduler never has more than that out at it, and gives it that much only as it earns
+/// it by answering (`Worker.credit(at:)`). Credit comes back only when the worker
 /// answers the dispatch it holds (its RESULT, right attempt, right generation), when the job is
 /// taken back (deadline, worker lost), or when the worker goes away: never on a RESULT that
 /// does not match, so a forged or stale answer cannot make room for more work.
@@ -28,16 +29,24 @@ final class Scheduler: Sendable {
         /// when it gets no new work for them.
         var missedDeadlines = 0
         var quarantinedUntil: ContinuousClock.Instant?
+        /// Jobs it answered (capped): its credit grows with them.
+        var answered = 0
 
-        /// The jobs it may hold at `now`: none while quarantined, then its capacity halved for
-        /// each deadline missed in a row (at least one), all of it again once it answers.
+        /// The jobs it may hold at `now`. Earned: a new worker starts at `startingCredit`, which
+        /// doubles with each job it answers, up to the capacity it announced (so a worker that
+        /// claims a huge capacity cannot take a whole scan before it has answered anything).
+        /// None while quarantined, then halved for each deadline missed in a row (at least one).
         func credit(at now: ContinuousClock.Instant) -> Int {
             if let until = quarantinedUntil, now < until { return 0 }
-            return max(1, Int(hello.capacity) >> min(missedDeadlines, 30))
+            let earned = min(Int(hello.capacity), Scheduler.startingCredit << min(answered, 20))
+            return max(1, earned >> min(missedDeadlines, 30))
         }
 
         func free(at now: ContinuousClock.Instant) -> Int { credit(at: now) - jobs.count }
     }
+
+    /// The jobs a worker that has answered nothing yet may hold.
+    static let startingCredit = 2
 
     /// How long a worker gets no new work after its `missed`-th deadline missed in a row: 10 s,
     /// doubling, at most 10 minutes. A worker that holds jobs without answering (hung, or
@@ -229,9 +238,10 @@ final class Scheduler: Sendable {
             }
             state.inFlight[result.jobID] = nil
             state.workers[workerID]?.jobs.remove(result.jobID)
-            // It answered: whatever it missed before, it has earned its credit back.
+            // It answered: whatever it missed before, it has earned its credit back, and more.
             state.workers[workerID]?.missedDeadlines = 0
             state.workers[workerID]?.quarantinedUntil = nil
+            state.workers[workerID].map { state.workers[workerID]!.answered = min($0.answered + 1, 1_000) }
             if flight.cancelled { return .cancelledJob }
             state.workers[workerID]?.photosDone += UInt64(result.outcomes.count)
             state.storing.insert(result.jobID)
