@@ -137,24 +137,36 @@ final class Scratch: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: path) }
 }
 
-/// Two free loopback TCP ports (bound and released; good enough for a test on one machine).
+/// Free loopback TCP ports for a daemon a test starts (checked by binding, then released).
+/// Drawn at random below Linux's ephemeral range (32768–60999): a port the kernel handed out
+/// for a bind to port 0 is also one it may give the next outgoing connection of another test
+/// running in parallel, which then holds it when `cull serve` binds (seen once in a full run:
+/// the daemon never came up). Ports below the range are never handed out that way.
 func freePorts(_ count: Int) throws -> [Int] {
     var ports: [Int] = []
     var sockets: [Int32] = []
     defer { for fd in sockets { close(fd) } }
-    for _ in 0..<count {
+    var tries = 0
+    while ports.count < count {
+        tries += 1
+        guard tries <= 1000 else { throw HarnessError("cannot find a free port in 20000-32767") }
+        let port = Int.random(in: 20_000...32_767)
+        guard !ports.contains(port) else { continue }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        sockets.append(fd)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        address.sin_port = UInt16(port).bigEndian
+        let length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 }
         }
-        guard bound else { throw HarnessError("cannot find a free port") }
-        ports.append(Int(UInt16(bigEndian: address.sin_port)))
+        if bound {
+            sockets.append(fd)
+            ports.append(port)
+        } else {
+            close(fd)
+        }
     }
     return ports
 }

@@ -76,6 +76,12 @@ extension Coordinator {
             let silent = now - worker.lastHeard
             status.lastSeenSecondsAgo = Double(silent.components.seconds) + Double(silent.components.attoseconds) / 1e18
             status.photosDone = worker.photosDone
+            status.credit = UInt32(clamping: worker.credit(at: now))
+            status.missedDeadlines = UInt32(clamping: worker.missedDeadlines)
+            if let until = worker.quarantinedUntil, until > now {
+                let left = until - now
+                status.quarantineSeconds = Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+            }
             return status
         }
         reply.counters = scheduler.counters

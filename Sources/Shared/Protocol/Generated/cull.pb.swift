@@ -819,6 +819,15 @@ public nonisolated struct Cull_V1_WorkerStatus: Sendable {
 
   public var photosDone: UInt64 = 0
 
+  /// JOBs it may hold now: earned, at most `capacity`; 0 in quarantine
+  public var credit: UInt32 = 0
+
+  /// its JOBs in a row that passed their deadline unanswered
+  public var missedDeadlines: UInt32 = 0
+
+  /// how much longer it gets no new JOBs (0: none)
+  public var quarantineSeconds: Double = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2424,7 +2433,7 @@ nonisolated extension Cull_V1_ScanStatus: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{3}software_version\0\u{1}capacity\0\u{3}in_flight_jobs\0\u{3}in_flight_photos\0\u{3}abandoned_fetches\0\u{3}last_seen_seconds_ago\0\u{3}photos_done\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{3}software_version\0\u{1}capacity\0\u{3}in_flight_jobs\0\u{3}in_flight_photos\0\u{3}abandoned_fetches\0\u{3}last_seen_seconds_ago\0\u{3}photos_done\0\u{1}credit\0\u{3}missed_deadlines\0\u{3}quarantine_seconds\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2441,6 +2450,9 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
       case 7: try { try decoder.decodeSingularUInt32Field(value: &self.abandonedFetches) }()
       case 8: try { try decoder.decodeSingularDoubleField(value: &self.lastSeenSecondsAgo) }()
       case 9: try { try decoder.decodeSingularUInt64Field(value: &self.photosDone) }()
+      case 10: try { try decoder.decodeSingularUInt32Field(value: &self.credit) }()
+      case 11: try { try decoder.decodeSingularUInt32Field(value: &self.missedDeadlines) }()
+      case 12: try { try decoder.decodeSingularDoubleField(value: &self.quarantineSeconds) }()
       default: break
       }
     }
@@ -2474,6 +2486,15 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
     if self.photosDone != 0 {
       try visitor.visitSingularUInt64Field(value: self.photosDone, fieldNumber: 9)
     }
+    if self.credit != 0 {
+      try visitor.visitSingularUInt32Field(value: self.credit, fieldNumber: 10)
+    }
+    if self.missedDeadlines != 0 {
+      try visitor.visitSingularUInt32Field(value: self.missedDeadlines, fieldNumber: 11)
+    }
+    if self.quarantineSeconds.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.quarantineSeconds, fieldNumber: 12)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2487,6 +2508,9 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.abandonedFetches != rhs.abandonedFetches {return false}
     if lhs.lastSeenSecondsAgo != rhs.lastSeenSecondsAgo {return false}
     if lhs.photosDone != rhs.photosDone {return false}
+    if lhs.credit != rhs.credit {return false}
+    if lhs.missedDeadlines != rhs.missedDeadlines {return false}
+    if lhs.quarantineSeconds != rhs.quarantineSeconds {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
