@@ -1,5 +1,6 @@
 import Analysis
 import Foundation
+import Shared
 
 /// What a worker agrees to read, whatever a job asks: anything that reaches the work endpoint
 /// can send a job, and a job names paths and limits. So the worker opens only files under its
@@ -35,13 +36,11 @@ struct ReadPolicy: Sendable, Equatable {
         guard !mapped.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) else {
             throw AnalysisFailure(.unreadable, "\(requested): a path with . or .. parts is not read; this worker reads only files under its --root folders")
         }
-        guard let resolved = mapped.withCString({ realpath($0, nil) }) else {
+        guard let real = FilePaths.realPath(mapped) else {
             let reason = String(cString: strerror(errno))
             throw AnalysisFailure(.unreadable, "\(requested): \(reason)")
         }
-        defer { free(resolved) }
-        let real = String(cString: resolved)
-        guard roots.contains(where: { Self.isInside(real, $0) }) else {
+        guard roots.contains(where: { FilePaths.isInside(real, $0) }) else {
             throw AnalysisFailure(.unreadable, "\(requested): outside the folders this worker may read (--root \(roots.joined(separator: ", "))); not opened")
         }
         return real
@@ -56,17 +55,10 @@ struct ReadPolicy: Sendable, Equatable {
     }
 
     static func map(_ path: String, _ mappings: [PathMapping]) -> String {
-        for mapping in mappings where isInside(path, mapping.from) {
+        for mapping in mappings where FilePaths.isInside(path, mapping.from) {
             return mapping.to + path.dropFirst(mapping.from.count)
         }
         return path
-    }
-
-    /// Whether `path` is `folder` or below it, by whole components ("/photos2" is not in "/photos").
-    static func isInside(_ path: String, _ folder: String) -> Bool {
-        if folder == "/" { return path.hasPrefix("/") }
-        let folder = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
-        return path == folder || path.hasPrefix(folder + "/")
     }
 
     /// A `--path-map FROM=TO` argument: both absolute.

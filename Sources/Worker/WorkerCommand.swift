@@ -84,11 +84,10 @@ struct WorkerCommand: AsyncParsableCommand {
         for root in roots {
             var isFolder: ObjCBool = false
             guard root.hasPrefix("/"), FileManager.default.fileExists(atPath: root, isDirectory: &isFolder), isFolder.boolValue,
-                  let resolved = root.withCString({ realpath($0, nil) }) else {
+                  let resolved = FilePaths.realPath(root) else {
                 throw ValidationError("--root \(root): no folder there that this worker can read; give each library folder as this machine mounts it")
             }
-            policy.roots.append(String(cString: resolved))
-            free(resolved)
+            policy.roots.append(resolved)
         }
         for argument in pathMaps {
             guard let mapping = ReadPolicy.mapping(argument) else {

@@ -1,5 +1,6 @@
 @testable import Coordinator
 import Analysis
+import Shared
 import Synchronization
 import Testing
 
@@ -30,7 +31,12 @@ struct GrouperTests {
     }
 
     @Test("progress: every photo searched, every candidate judged, then the listing step")
-    func progress() throws {
+    func progress() async throws {
+        // Grouping blocks its calling thread while its helper threads run: not on the cooperative pool.
+        try await onOwnThread { try self.checkProgress() }
+    }
+
+    func checkProgress() throws {
         // 40 distinct photos in pairs of look-alikes (a copy 2 bits away), one exact copy.
         var random = SplitMix64(seed: 3)
         var photos: [GroupingPhoto] = []

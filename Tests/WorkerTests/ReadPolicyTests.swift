@@ -1,15 +1,16 @@
 @testable import Worker
 import Analysis
+import Shared
 import Testing
 
 @Suite("Read policy")
 struct ReadPolicyTests {
     @Test("inside a folder means by whole components; path maps rewrite only their own prefix")
     func components() {
-        #expect(ReadPolicy.isInside("/photos/a.jpg", "/photos"))
-        #expect(ReadPolicy.isInside("/photos", "/photos/"))
-        #expect(!ReadPolicy.isInside("/photos2/a.jpg", "/photos"))
-        #expect(ReadPolicy.isInside("/anything", "/"))
+        #expect(FilePaths.isInside("/photos/a.jpg", "/photos"))
+        #expect(FilePaths.isInside("/photos", "/photos/"))
+        #expect(!FilePaths.isInside("/photos2/a.jpg", "/photos"))
+        #expect(FilePaths.isInside("/anything", "/"))
         let map = [ReadPolicy.mapping("/volume1/photos/=/mnt/photos")!]
         #expect(ReadPolicy.map("/volume1/photos/2024/a.jpg", map) == "/mnt/photos/2024/a.jpg")
         #expect(ReadPolicy.map("/volume1/photos2/a.jpg", map) == "/volume1/photos2/a.jpg")

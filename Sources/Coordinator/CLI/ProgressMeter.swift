@@ -31,7 +31,7 @@ struct ScanProgress: Sendable, Equatable {
     }
 
     init(_ scan: Cull_V1_ScanStatus) {
-        let step = ["starting", "searching", "judging", "listing"].firstIndex(of: scan.groupingStep).flatMap(GroupingProgress.Step.init(rawValue:))
+        let step = GroupingProgress.Step(name: scan.groupingStep)
         self.init(scanID: scan.scanID, phase: scan.phase.isEmpty ? scan.state : scan.phase, done: scan.done, total: scan.total,
                   failed: scan.failed, verifying: scan.verifying,
                   grouping: step.map { .init(step: $0, done: Int(scan.groupingDone), total: Int(scan.groupingTotal)) })

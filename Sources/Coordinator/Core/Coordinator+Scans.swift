@@ -84,8 +84,8 @@ extension Coordinator {
             // Both resolved (a link inside a library folder must not lead a scan out of it);
             // realpath reads the file system: the blocking queue again, with a deadline.
             let inside = try await blockingQueue.run(timeout: .seconds(30), operation: "checking \(checked) against --library-root") {
-                guard let real = Self.realPath(checked) else { return false }
-                return roots.compactMap(Self.realPath).contains { root in root == "/" || real == root || real.hasPrefix(root + "/") }
+                guard let real = FilePaths.realPath(checked) else { return false }
+                return roots.compactMap(FilePaths.realPath).contains { FilePaths.isInside(real, $0) }
             }
             guard inside else {
                 throw CoordinatorError(description: "\(checked): outside the library folders this daemon scans (--library-root \(roots.joined(separator: ", "))); scan a folder inside them, or ask its operator to add one")
@@ -94,11 +94,6 @@ extension Coordinator {
         return checked
     }
 
-    private static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
 
     /// Waits until a scan reaches a terminal state (for `cull run`), polling SQLite. `check`
     /// can end the wait with an error (the daemon died, no worker is left).

@@ -5,8 +5,14 @@ import Synchronization
 /// and the step's done and total counts. Written by the grouping threads, read by status
 /// requests; atomics, no lock.
 final class GroupingProgress: Sendable {
-    enum Step: Int, Sendable {
+    enum Step: Int, Sendable, CaseIterable {
         case starting = 0, searching, judging, listing
+
+        /// The step `cull status` named (`name`), or nil for a word it does not know.
+        init?(name: String) {
+            guard let step = Self.allCases.first(where: { $0.name == name }) else { return nil }
+            self = step
+        }
 
         /// The word `cull status` shows.
         var name: String {
