@@ -130,6 +130,7 @@ struct GrouperTests {
         var lax = Grouper()
         lax.judge.windowConfirmation = 1
         lax.judge.frameConfirmation = 1
+        lax.judge.sceneChangeShare = 2  // and no local change tells them apart either
         let laxGroups = lax.groups(of: photos).map { Set($0.members.map(\.photoID)) }
         #expect(laxGroups.contains { $0.isSuperset(of: [4, 5]) }, "\(laxGroups)")
         #expect(!laxGroups.contains { $0.isSuperset(of: [1, 6]) }, "\(laxGroups)")

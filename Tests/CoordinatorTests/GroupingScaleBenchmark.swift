@@ -54,6 +54,20 @@ struct GroupingScaleBenchmark {
         print("grouping \(count) photos: \(String(format: "%.2f", seconds)) s, \(String(format: "%.0f", Double(count) / seconds)) photos/s, "
               + "\(groups.count) groups; peak RSS \(rss) MiB before grouping (the light rows and the library's recipes), "
               + "\(CandidateSearchBenchmark.peakRSS()) MiB after; planted copies grouped with their photo: \(together)/\(planted.count)")
+        // Per edit: planted copies grouped with their photo, and how many went to a similar group.
+        var similarOf: Set<Int64> = []
+        for group in groups where group.kind == .similar { for member in group.members { similarOf.insert(member.photoID) } }
+        var byEdit: [String: (together: Int, similar: Int, all: Int)] = [:]
+        for row in planted {
+            let name = model.transforms[Int(library.edit[row])]
+            var entry = byEdit[name] ?? (0, 0, 0)
+            entry.all += 1
+            if groupOf[Int64(row)].map({ $0 == groupOf[Int64(library.copyOf[row])] }) ?? false { entry.together += 1 }
+            if similarOf.contains(Int64(row)) { entry.similar += 1 }
+            byEdit[name] = entry
+        }
+        print("grouping \(count) photos, planted copies per edit (with their photo / in a similar group / all): "
+              + byEdit.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.together)/\($0.value.similar)/\($0.value.all)" }.joined(separator: ", "))
         #expect(together > 0)
     }
 }

@@ -1,5 +1,6 @@
 @testable import Coordinator
 import Analysis
+import Foundation
 import Testing
 
 /// Similar shots: different shots of one moment (capture times within the window) are a
@@ -40,6 +41,34 @@ struct SimilarShotsTests {
         #expect(judge.relation(original, photo(3, "/export.png", time: nil), frames) == .near)
         #expect(judge.relation(original, photo(4, "/burst.jpg", time: "2024:06:01 10:02:03.40"), frames) == .similar)
         #expect(judge.relation(original, photo(5, "/later.jpg", time: "2024:06:01 10:02:09"), frames) == nil)
+    }
+
+    /// A smooth textured thumbnail; `lit` brightens the region right of 0.5 and above 0.5 of
+    /// the frame by 40%: the same view with part of the scene lit differently.
+    static func sceneThumbnail(lit: Bool = false) -> [UInt8] {
+        (0..<1024).map { (index: Int) -> UInt8 in
+            let x = (Double(index % 32) + 0.5) / 32, y = (Double(index / 32) + 0.5) / 32
+            var value = 110 + 50 * sin(x * 19) * cos(y * 13) + 35 * sin((x + 2 * y) * 11)
+            if lit && x > 0.5 && x < 0.85 && y > 0.1 && y < 0.5 { value *= 1.4 }
+            return UInt8(max(0, min(255, value.rounded())))
+        }
+    }
+
+    @Test("without capture times, what differs decides: a region of the scene lit differently is another shot, similar; an edit stays near")
+    func localChange() throws {
+        let judge = PairJudge()
+        let frames = Grouper.Pairing(slotA: 0, slotB: 0)
+        let original = photo(1, "/o.jpg", time: nil, thumbnail: Self.sceneThumbnail())
+        let copy = photo(2, "/small.jpg", time: nil, pixels: 1000, thumbnail: Self.sceneThumbnail())
+        let otherShot = photo(3, "/o-2.jpg", time: nil, thumbnail: Self.sceneThumbnail(lit: true))
+        #expect(judge.relation(original, copy, frames) == .near)
+        #expect(judge.relation(original, otherShot, frames) == .similar)
+
+        let groups = Grouper().groups(of: [original, copy, otherShot])
+        let near = try #require(groups.first { $0.kind == .near })
+        #expect(Set(near.members.map(\.photoID)) == [1, 2])
+        let similar = try #require(groups.first { $0.kind == .similar })
+        #expect(Set(similar.members.map(\.photoID)) == [1, 3])
     }
 
     @Test("a burst beside an edited copy: a near group of the copy, a similar group of its keeper and the other shot")

@@ -21,7 +21,7 @@ import Foundation
 struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
     /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
-    static let rulesVersion = 6
+    static let rulesVersion = 7
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -128,8 +128,8 @@ struct Grouper: Sendable {
     }
 
     /// Candidates judged: near, similar and distinct pairs, as indexes into `representatives`.
-    /// A pair is near if one of its pairings is (its other pairings are not judged once one
-    /// is), else distinct if one is, else similar if one is. Judged on `threads` threads: the
+    /// A pair is judged once, on all its pairings together (`PairJudge`: the best-aligned
+    /// pairing decides). Judged on `threads` threads: the
     /// candidates are sorted by pair, so a pair's pairings lie together, and the threads take
     /// runs of them. With a feature source, batch by batch (`judgeBatch` candidates, whole
     /// pairs): each batch reads the layouts of the photos it pairs and lets them go after.
@@ -153,7 +153,8 @@ struct Grouper: Sendable {
             distinct.formUnion(found.distinct)
             start = end
         }
-        // A pair whose pairings straddled two chunks may be near in one and similar in the other.
+        // (Batches end on whole pairs and chunks judge whole pairs: each pair is in one set. Kept
+        // as a guard that a pair is never listed twice.)
         distinct.subtract(near)
         similar.subtract(near)
         similar.subtract(distinct)
@@ -212,20 +213,22 @@ struct Grouper: Sendable {
             var cache = LayoutCellCache()
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound
+            // A pair is judged whole, by the chunk its first pairing falls in: the pairings of
+            // a pair begun in the chunk before are its, and one begun here is finished past `upper`.
+            while index > batch.lowerBound, index < upper, Self.pairKey(sorted[index]) == Self.pairKey(sorted[index - 1]) { index += 1 }
+            var pairings: [Pairing] = []
             while index < upper {
                 let key = Self.pairKey(sorted[index])
-                var relation: PairRelation?
-                while index < upper, Self.pairKey(sorted[index]) == key {
-                    if relation != .near {
-                        // Slot A of a pairing belongs to the candidate's photo a, whichever index is smaller.
-                        let candidate = sorted[index]
-                        let judged = judge.relation(subject(candidate.a), subject(candidate.b),
-                                                    Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB)),
-                                                    rows: (candidate.a, candidate.b), cache: &cache)
-                        if let judged, judged.strength > (relation?.strength ?? 0) { relation = judged }
-                    }
+                let first = sorted[index]
+                pairings.removeAll(keepingCapacity: true)
+                while index < batch.upperBound, Self.pairKey(sorted[index]) == key {
+                    let candidate = sorted[index]
+                    // Candidates name their photos in either order: each pairing as seen from `first.a`.
+                    pairings.append(candidate.a == first.a ? Pairing(slotA: Int(candidate.slotA), slotB: Int(candidate.slotB))
+                                                           : Pairing(slotA: Int(candidate.slotB), slotB: Int(candidate.slotA)))
                     index += 1
                 }
+                let relation = judge.relation(subject(first.a), subject(first.b), pairings: pairings, rows: (first.a, first.b), cache: &cache)
                 switch relation {
                 case .near?: found.near.append(key)
                 case .similar?: found.similar.append(key)

@@ -67,6 +67,12 @@ struct PairRelationMeasurement {
                   + "changed interior cells at 0.15 | 0.2 | 0.25 | 0.3: \(counts); strongest 3x3 patch: \(patches); aligned: \(aligned)")
             let blobs = confirmable.map { String(format: "%.2f/%.2f", $0.blob, $0.concentration) }.sorted().joined(separator: " ")
             print("relations \(corpus) \(edit)\(kind): strongest 4x4 blob after alignment, mean/share of all change: \(blobs)")
+            let regions = confirmable.map(\.localRegion).sorted()
+            let changes = regions.filter { $0 >= LocalChange.sceneChangeShare }.count
+            let screened = confirmable.filter { $0.screen < PairJudge.unchangedRanks }.count
+            print("relations \(corpus) \(edit)\(kind): local change (the judge's rule): \(changes) of \(confirmable.count) confirmable pairs "
+                  + "a change of the scene (largest region ≥ \(LocalChange.sceneChangeShare)), \(screened) spared by the rank screen; largest regions: "
+                  + regions.map { String(format: "%.3f", $0) }.joined(separator: " "))
         }
     }
 
@@ -80,6 +86,10 @@ struct PairRelationMeasurement {
         /// After alignment: the mean change of the most changed 4×4 block, and its share of all change.
         var blob: Float = 0
         var concentration: Float = 0
+        /// What the judge decides on: `LocalChange`'s largest region at the pairing, and the
+        /// rank screen (`PairJudge.strongestChange`) that spares it.
+        var localRegion: Double = 0
+        var screen: Float = 0
     }
 
     /// The pairing with the smallest difference relative to its limit.
@@ -94,8 +104,13 @@ struct PairRelationMeasurement {
         if b.contentBox != nil { pairings.append((0, content)) }
         var best: Relation?
         var bestPairing = Grouper.Pairing(slotA: 0, slotB: 0)
+        // The judge's own choice: the pairing whose evidence difference is least for its limit.
+        var aligned: (pairing: Grouper.Pairing, ratio: Float)?
         for (slotA, slotB) in pairings {
             let cellsA = PairJudge.cells(a, slotA), cellsB = PairJudge.cells(b, slotB)
+            let pairing = Grouper.Pairing(slotA: slotA, slotB: slotB)
+            let ratio = LayoutThumbnail.evidenceDifference(cellsA, cellsB) / judge.limit(pairing)
+            if aligned.map({ ratio < $0.ratio }) ?? true { aligned = (pairing, ratio) }
             let difference = LayoutThumbnail.difference(cellsA, cellsB)
             let whole: Set = [0, mirror]
             let limit = whole.contains(slotA) && whole.contains(slotB) ? judge.frameConfirmation : judge.windowConfirmation
@@ -108,6 +123,9 @@ struct PairRelationMeasurement {
         let (alignedA, alignedB) = PairJudge.alignedCells(a, b, bestPairing)
         best!.aligned = PairJudge.strongestPatch(alignedA, alignedB)
         (best!.blob, best!.concentration) = PairJudge.strongestBlob(alignedA, alignedB)
+        let judged = aligned!.pairing
+        best!.localRegion = PairJudge.localChange(a, b, judged).largestRegion
+        best!.screen = PairJudge.strongestChange(PairJudge.cells(a, judged.slotA), PairJudge.cells(b, judged.slotB))
         return best!
     }
 
@@ -126,8 +144,9 @@ struct PairRelationMeasurement {
 }
 
 /// Statistics of what differs between two aligned windows, measured here to see whether they
-/// tell another shot (a moved subject) from an edit (a crop, an overlay). They do not yet, on
-/// 12×12 cells of a 32×32 thumbnail (docs/FEATURES.md): so the judge does not use them.
+/// tell another shot (a moved subject) from an edit (a crop, an overlay). These rank-based ones
+/// do not, on 12×12 cells of a 32×32 thumbnail (docs/FEATURES.md); the judge uses `LocalChange`
+/// (gray levels, tone-matched, misfit-tolerant), which the measurement prints beside them.
 extension PairJudge {
     /// The border band (cells per side) where edits put overlays; the rest is the interior.
     static let border = 2
