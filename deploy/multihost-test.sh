@@ -39,12 +39,21 @@ done
 coordinator="$net.1"
 
 "$bin/cull" sample-library "$work/library" --scenes 6 >/dev/null
+# Keys, as deploy/README.md sets them up: the coordinator's pair, one per worker host, the
+# workers' public keys in the coordinator's authorised folder.
+mkdir -p "$work/authorized"
+"$bin/cull" keygen "$work/coordinator" >/dev/null
+for host in w1 w2; do
+  "$bin/cull" keygen "$work/$host" >/dev/null
+  cp "$work/$host.public" "$work/authorized/"
+done
 ip netns exec "$tag-c" "$bin/cull" serve --db "$work/cull.sqlite" --work "tcp://$coordinator:5555" \
-  --control tcp://127.0.0.1:5556 --heartbeat 250ms 2>"$work/serve.log" &
+  --control tcp://127.0.0.1:5556 --heartbeat 250ms \
+  --key "$work/coordinator.secret" --authorized "$work/authorized" 2>"$work/serve.log" &
 pids+=($!)
 for host in w1 w2; do
   ip netns exec "$tag-$host" "$bin/cull-worker" --connect "tcp://$coordinator:5555" --id "$host" \
-    --heartbeat 250ms 2>"$work/$host.log" &
+    --heartbeat 250ms --key "$work/$host.secret" --server-key "$work/coordinator.public" 2>"$work/$host.log" &
   pids+=($!)
 done
 

@@ -60,6 +60,12 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "The largest image decoded, in megapixels, whatever a job allows.")
     var maxMegapixels: Int = AnalysisOptions().maxPixels / 1_000_000
 
+    @Option(help: ArgumentHelp("This worker's secret key (`cull keygen`), for a coordinator that requires CURVE (default: $CULL_KEY). Its .public file goes into the coordinator's --authorized folder.", valueName: "file"))
+    var key: String?
+
+    @Option(name: .customLong("server-key"), help: ArgumentHelp("The coordinator's public key (default: $CULL_SERVER_KEY). With --key: the connection is encrypted, and only that coordinator is spoken to.", valueName: "file"))
+    var serverKey: String?
+
     @Option(help: .hidden)
     var exitWithParent: Int32?
 
@@ -98,16 +104,34 @@ struct WorkerCommand: AsyncParsableCommand {
         return policy
     }
 
+    /// `--key` and `--server-key` (or CULL_KEY and CULL_SERVER_KEY) read: both or neither. Reads
+    /// files: `run` calls it on a blocking queue under a deadline.
+    func curveKeys(environment: [String: String]) throws -> WorkerCurve? {
+        let secret = key ?? environment["CULL_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        let server = serverKey ?? environment["CULL_SERVER_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        switch (secret, server) {
+        case (nil, nil): return nil
+        case (let secret?, let server?):
+            do {
+                return WorkerCurve(keyPair: try CurveKeyFiles.readSecret(secret), serverKey: try CurveKeyFiles.readPublic(server))
+            } catch let failure as CurveKeyFiles.Failure {
+                throw ValidationError(failure.description)
+            }
+        default:
+            throw ValidationError("give both --key (this worker's secret key) and --server-key (the coordinator's public key), or neither")
+        }
+    }
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let (logger, watchdog) = daemonOptions.startDaemon(label: "cull-worker", defaultLevel: .info, environment: environment)
         defer { watchdog?.stop() }
 
-        let readPolicy: ReadPolicy
+        let readPolicy: ReadPolicy, curve: WorkerCurve?
         do {
             let command = self
-            readPolicy = try await BlockingQueue(label: "cull-worker.setup", limit: 1).run(timeout: .seconds(30), operation: "resolving the --root folders") {
-                try command.readPolicy()
+            (readPolicy, curve) = try await BlockingQueue(label: "cull-worker.setup", limit: 1).run(timeout: .seconds(30), operation: "resolving the --root folders and reading the keys") {
+                (try command.readPolicy(), try command.curveKeys(environment: environment))
             }
         } catch {
             logger.critical("\(error)")
@@ -126,7 +150,8 @@ struct WorkerCommand: AsyncParsableCommand {
             heartbeatLiveness: daemonOptions.liveness,
             maxAbandonedFetches: maxStuckReads,
             parentProcess: exitWithParent,
-            readPolicy: readPolicy
+            readPolicy: readPolicy,
+            curve: curve
         )
         if configuration.readPolicy.roots.isEmpty {
             // `cull run`'s own workers (started with --exit-with-parent) serve only the walk of
@@ -178,6 +203,12 @@ struct WorkerSocket: Sendable {
                     try socket.setOption(ZMQ_RECONNECT_IVL_MAX, Int32(5000))
                     try socket.setOption(ZMQ_SNDHWM, Int32(1000))
                     try socket.setOption(ZMQ_RCVHWM, Int32(1000))
+                    if let curve = configuration.curve {
+                        // CURVE client: encrypted, and it speaks only to the coordinator holding that key.
+                        try socket.setOption(ZMQ_CURVE_SERVERKEY, bytes: curve.serverKey.bytes)
+                        try socket.setOption(ZMQ_CURVE_PUBLICKEY, bytes: curve.keyPair.publicKey.bytes)
+                        try socket.setOption(ZMQ_CURVE_SECRETKEY, bytes: curve.keyPair.secretKey.bytes)
+                    }
                     try socket.connect(configuration.endpoint)
                 }
                 return WorkerSocket(context: context, thread: thread)

@@ -1,3 +1,4 @@
+import Shared
 /// Everything a worker daemon is told on its command line.
 struct WorkerConfiguration: Sendable {
     var endpoint: String
@@ -16,6 +17,14 @@ struct WorkerConfiguration: Sendable {
     var parentProcess: Int32?
     /// Which files it opens, and the limits it caps every job's at.
     var readPolicy = ReadPolicy()
+    /// CURVE: this worker's key pair and the coordinator's public key (nil: plain TCP).
+    var curve: WorkerCurve?
+}
+
+/// The keys a worker authenticates and encrypts with (`--key`, `--server-key`).
+struct WorkerCurve: Sendable {
+    var keyPair: CurveKeyPair
+    var serverKey: CurveKey
 }
 
 /// Exit statuses a supervisor can act on (documented in deploy/ and `cull-worker --help`).

@@ -58,6 +58,18 @@ struct WorkerHeartbeat: Service {
             if welcomed {
                 worker.logger.warning("coordinator silent; saying hello again", metadata: ["silent": "\(silentFor)"])
                 worker.state.withLock { $0.isWelcomed = false }
+            } else if silentFor >= .seconds(30) && worker.state.withLock({ state in
+                let now = ContinuousClock.now
+                guard state.lastSilenceWarning.map({ now - $0 >= .seconds(60) }) ?? true else { return false }
+                state.lastSilenceWarning = now
+                return true
+            }) {
+                // A refused CURVE handshake looks like silence from here: say what to check.
+                worker.logger.warning("""
+                    no answer from the coordinator at \(worker.configuration.endpoint) for \(silentFor): is cull serve running there? \
+                    If it was started with --key: is this worker's .public key in its --authorized folder (then `systemctl reload cull`), \
+                    and is --server-key the coordinator's public key? Its log names every key it refused.
+                    """)
             }
             if helloDue { worker.sendHello() }
             return

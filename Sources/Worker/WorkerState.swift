@@ -20,6 +20,8 @@ struct WorkerState: Sendable {
     var isWelcomed = false
     var everWelcomed = false
     var lastHeard: ContinuousClock.Instant = .now
+    /// When the worker last said it hears nothing (logged once a minute while it lasts).
+    var lastSilenceWarning: ContinuousClock.Instant?
     var helloSentAt: ContinuousClock.Instant?
     var helloBackoff: Duration = .milliseconds(250)
     /// Jobs being worked on.

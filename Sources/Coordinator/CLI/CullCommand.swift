@@ -15,7 +15,7 @@ struct CullCommand: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, ServeCommand.self, ScanCommand.self, StatusCommand.self,
             CancelCommand.self, GroupsCommand.self, PhotosCommand.self, WorkersCommand.self, ApplyCommand.self, UndoCommand.self,
-            SampleLibraryCommand.self,
+            SampleLibraryCommand.self, KeygenCommand.self,
         ]
     )
 }

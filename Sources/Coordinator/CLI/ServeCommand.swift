@@ -34,6 +34,19 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "dir"))
     var libraryRoots: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "The coordinator's secret key (`cull keygen`): workers must then connect with CURVE, encrypted, with a key in --authorized.",
+        valueName: "file"))
+    var key: String?
+
+    @Option(help: ArgumentHelp(
+        "With --key: the folder of authorised public keys (NAME.public, one per worker machine); read again on SIGHUP.",
+        valueName: "dir"))
+    var authorized: String?
+
+    @Flag(help: "Listen on an address other machines can reach without --key (plain, unauthenticated TCP: any process that reaches it can take work and send results).")
+    var insecure = false
+
     @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
@@ -45,7 +58,41 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try defaultKeeperRules()
+        if (key == nil) != (authorized == nil) {
+            throw ValidationError("give --key (this coordinator's secret key) and --authorized (the folder of the workers' public keys) together")
+        }
+        if key == nil && !insecure && !Endpoints.isLocal(work) {
+            throw ValidationError("""
+                --work \(work) can be reached from other machines, and without --key anyone who reaches it can take \
+                work and send forged results. Make keys (`cull keygen /etc/cull/coordinator`, one per worker machine), \
+                then run `cull serve --key /etc/cull/coordinator.secret --authorized /etc/cull/authorized`; or pass \
+                --insecure on a network you trust.
+                """)
+        }
+        if !insecure && !Endpoints.isLocal(control) {
+            throw ValidationError("""
+                --control \(control) can be reached from other machines, and the control endpoint has no authentication \
+                yet: anyone reaching it could start, cancel and read scans. Keep it on 127.0.0.1 (or an ipc:// path) and \
+                run `cull` on this machine (over ssh), or pass --insecure on a network you trust.
+                """)
+        }
         for root in libraryRoots where !root.hasPrefix("/") { throw ValidationError("--library-root \(root): give an absolute path") }
+    }
+
+    /// The key pair and the authorised keys, read on a thread of their own (files, perhaps on a
+    /// slow mount); nil without --key.
+    func curveSettings() async throws -> CoordinatorSockets.Curve? {
+        guard let key, let authorized else { return nil }
+        return try await onOwnThread {
+            let pair: CurveKeyPair
+            do {
+                pair = try CurveKeyFiles.readSecret(key)
+            } catch let failure as CurveKeyFiles.Failure {
+                throw CoordinatorError(description: failure.description)
+            }
+            let keys = try AuthorizedKeys.load(directory: authorized)
+            return CoordinatorSockets.Curve(keyPair: pair, authorized: keys)
+        }
     }
 
     /// `--prefer`, else `CULL_PREFER` (deploy/cull.env), else the default chain.
@@ -68,7 +115,11 @@ struct ServeCommand: AsyncParsableCommand {
             // A file beside the database (a mount that may hang): its own thread, like the store's opening.
             let lock = try await onOwnThread { try DatabaseLock.acquire(database: database, role: "cull serve") }
             defer { lock.release() }
-            let sockets = try await CoordinatorSockets.open(work: work, control: control, logger: logger)
+            let curve = try await curveSettings()
+            let sockets = try await CoordinatorSockets.open(work: work, control: control, curve: curve, logger: logger)
+            if let curve {
+                logger.info("workers must authenticate (CURVE)", metadata: ["public key": "\(curve.keyPair.publicKey.z85)", "authorised keys": "\(curve.authorized.count)"])
+            }
             logger.info("listening", metadata: ["work": "\(sockets.work.boundEndpoints.joined())", "control": "\(sockets.control?.boundEndpoints.joined() ?? "-")"])
             var configuration = options.configuration(work: work, control: control, daemon: daemonOptions)
             configuration.keeperPolicy.rules = try defaultKeeperRules()
@@ -78,7 +129,10 @@ struct ServeCommand: AsyncParsableCommand {
                                           host: HostName.current, logger: logger)
             do {
                 try await coordinator.recover()
-                try await coordinator.serviceGroup(signals: [.sigterm, .sigint]).run()
+                let extra: [ServiceGroupConfiguration.ServiceConfiguration] = sockets.authentication.map { handler in
+                    [.init(service: AuthenticationService(handler: handler, directory: authorized ?? "", logger: logger))]
+                } ?? []
+                try await coordinator.serviceGroup(extra: extra, signals: [.sigterm, .sigint]).run()
             } catch {
                 await sockets.close()
                 throw error

@@ -14,16 +14,37 @@ struct CoordinatorSockets: Sendable {
     let context: ZMQContext
     let work: SocketThread
     let control: SocketThread?
+    /// With CURVE: the handler that lets in only authorised keys (bound before the work socket).
+    let authentication: ZAPHandler?
+
+    /// CURVE for the work endpoint: the coordinator's key pair and the authorised client keys.
+    struct Curve: Sendable {
+        var keyPair: CurveKeyPair
+        var authorized: [CurveKey: String]
+    }
 
     /// The endpoints bound, as libzmq resolved them (work first).
     var boundEndpoints: [String] { work.boundEndpoints + (control?.boundEndpoints ?? []) }
 
-    static func open(work: String, control: String?, logger: Logger) async throws -> CoordinatorSockets {
+    static func open(work: String, control: String?, curve: Curve? = nil, logger: Logger) async throws -> CoordinatorSockets {
         try await Shared.onOwnThread {
             let context = try ZMQContext()
+            // The handler first: a CURVE socket bound in a context without one lets everyone in.
+            let authentication: ZAPHandler?
+            do {
+                authentication = try curve.map { try ZAPHandler(context: context, keys: $0.authorized, logger: logger) }
+            } catch {
+                context.terminate()
+                throw CoordinatorError(description: "cannot start the authentication handler: \(error)")
+            }
             do {
                 let workSocket = try SocketThread(name: "cull.work", context: context, type: .router, inboxCapacity: 4096, logger: logger) { socket in
                     try configureRouter(socket)
+                    if let curve {
+                        try socket.setOption(ZMQ_CURVE_SERVER, Int32(1))
+                        try socket.setOption(ZMQ_CURVE_SECRETKEY, bytes: curve.keyPair.secretKey.bytes)
+                        try socket.setOption(ZMQ_ZAP_DOMAIN, bytes: Array("cull".utf8))
+                    }
                     try socket.bind(work)
                 }
                 do {
@@ -33,12 +54,13 @@ struct CoordinatorSockets: Sendable {
                             try socket.bind(endpoint)
                         }
                     }
-                    return CoordinatorSockets(context: context, work: workSocket, control: controlSocket)
+                    return CoordinatorSockets(context: context, work: workSocket, control: controlSocket, authentication: authentication)
                 } catch {
                     workSocket.requestShutdown()
                     throw error
                 }
             } catch let error as ZMQError {
+                authentication?.requestShutdown()
                 context.terminate()
                 throw CoordinatorError(description: "cannot listen on \(error.operation.replacingOccurrences(of: "bind ", with: "")): \(error.message) (is another `cull serve` running? pass --work / --control)")
             }
@@ -48,6 +70,7 @@ struct CoordinatorSockets: Sendable {
     func close() async {
         await work.shutdown()
         await control?.shutdown()
+        await authentication?.shutdown()
         let context = self.context
         try? await Shared.onOwnThread { context.terminate() }
     }

@@ -225,7 +225,7 @@ public final class SocketThread: Sendable {
 
 /// Moves a socket from the thread that made it to its socket thread. ZeroMQ allows a socket to
 /// migrate between threads given a full memory barrier, which starting a thread provides.
-private final class SocketTransfer: @unchecked Sendable {
+final class SocketTransfer: @unchecked Sendable {
     // @unchecked: written once before the thread starts, read once by that thread; the creator
     // never touches the socket again.
     private var socket: ZMQSocket?

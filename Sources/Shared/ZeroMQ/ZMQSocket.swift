@@ -5,12 +5,13 @@ import Glibc
 
 /// The ZeroMQ socket types cull uses.
 public enum ZMQSocketType: Sendable {
-    case router, dealer
+    case router, dealer, reply
 
     var rawValue: Int32 {
         switch self {
         case .router: ZMQ_ROUTER
         case .dealer: ZMQ_DEALER
+        case .reply: ZMQ_REP
         }
     }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import Shared
+import Testing
+
+/// `cull serve --key --authorized`: the work endpoint speaks CURVE, and only workers whose
+/// public key is in the folder get work; others are refused at the handshake (and logged), a
+/// key removed from the folder is refused after SIGHUP, and `cull serve` refuses to listen
+/// beyond loopback without keys.
+@Suite("CURVE authentication", .serialized, .timeLimit(.minutes(3)))
+struct CurveTests {
+    /// Polls `condition` every 100 ms until it holds, or fails at the deadline.
+    func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw HarnessError("\(what): not within \(timeout)")
+    }
+
+    func keygen(_ path: String, in directory: String) async throws -> String {
+        let result = try await runCommand("cull", ["keygen", path], in: directory)
+        #expect(result.status == 0, "keygen: \(result.stderr)")
+        return try String(contentsOfFile: path + ".public", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("only authorised keys get work: a stranger's key and a worker without keys are refused, the refusal logged; a removed key is refused after SIGHUP")
+    func authorisedOnly() async throws {
+        let scratch = try Scratch()
+        let keys = scratch.path + "/keys", authorized = scratch.path + "/authorized"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: authorized, withIntermediateDirectories: true)
+        _ = try await keygen(keys + "/coordinator", in: scratch.path)
+        let trusted = try await keygen(keys + "/nas", in: scratch.path)
+        let stranger = try await keygen(keys + "/stranger", in: scratch.path)
+        try FileManager.default.copyItem(atPath: keys + "/nas.public", toPath: authorized + "/nas.public")
+        let again = try await runCommand("cull", ["keygen", keys + "/nas"], in: scratch.path)
+        #expect(again.status != 0 && again.stderr.contains("never overwritten"), "an existing key is kept: \(again.stderr)")
+        let mode = try FileManager.default.attributesOfItem(atPath: keys + "/nas.secret")[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let cluster = try Cluster(serveArguments: ["--key", keys + "/coordinator.secret", "--authorized", authorized])
+        let library = scratch.path + "/lib"
+        let entries = try await writeLibrary(to: library, scenes: 2, width: 160, height: 120)
+        try cluster.startServe()
+        func worker(_ id: String, key: String?) throws -> Child {
+            let curve = key.map { ["--key", keys + "/\($0).secret", "--server-key", keys + "/coordinator.public"] } ?? []
+            return try Child("cull-worker", ["--connect", cluster.work, "--id", id, "--heartbeat-ms", "200", "--compute-threads", "1"] + curve,
+                             in: scratch.path)
+        }
+        // The intruders first: they keep reconnecting the whole test long.
+        let intruder = try worker("intruder", key: "stranger")
+        let plain = try worker("plain", key: nil)
+        defer { intruder.signal(SIGKILL); plain.signal(SIGKILL) }
+        try await waitUntil("the stranger's refusal logged") {
+            cluster.serve!.stderr.contains("a connection was refused") && cluster.serve!.stderr.contains(stranger)
+        }
+        let honest = try worker("honest", key: "nas")
+        defer { honest.signal(SIGKILL) }
+        try await cluster.waitForWorkers(1)
+        let scan = try await cluster.startScan(library)
+        try await cluster.waitFor(scan: scan, timeout: .seconds(60)) { $0.state == "done" }
+        let csv = try await cluster.groupsCSV(scan: scan)
+        #expect(!csv.rows.isEmpty && entries.count > 1)
+        // Both intruders kept trying all along: had either got in, it would be listed.
+        let workers = try #require(await cluster.status()).workers.map(\.workerID)
+        #expect(workers == ["honest"], "\(workers)")
+        #expect(cluster.serve!.stderr.components(separatedBy: stranger).count - 1 == 1, "each refusal is logged once a minute at most")
+
+        // The key leaves the folder: from the next connection on, it is refused.
+        try FileManager.default.removeItem(atPath: authorized + "/nas.public")
+        cluster.serve!.signal(SIGHUP)
+        try await waitUntil("the keys read again") { cluster.serve!.stderr.contains("authorised keys read again") }
+        let late = try worker("late", key: "nas")
+        defer { late.signal(SIGKILL) }
+        try await waitUntil("the removed key refused") { cluster.serve!.stderr.contains(trusted) }
+        #expect(try #require(await cluster.status()).workers.map(\.workerID) == ["honest"], "the connection made before stays")
+        #expect(await cluster.serve!.stop() == 0)
+    }
+
+    @Test("cull serve refuses an address other machines reach without keys, and half a key setup; --insecure lets it listen")
+    func refusesOpenEndpoints() async throws {
+        let scratch = try Scratch()
+        let ports = try freePorts(2)
+        let open = ["serve", "--db", scratch.path + "/db.sqlite", "--work", "tcp://0.0.0.0:\(ports[0])", "--control", "tcp://127.0.0.1:\(ports[1])"]
+        let refused = try await runCommand("cull", open, in: scratch.path)
+        #expect(refused.status != 0 && refused.stderr.contains("cull keygen") && refused.stderr.contains("--insecure"), "\(refused.stderr)")
+        let control = try await runCommand("cull", ["serve", "--db", scratch.path + "/db.sqlite", "--control", "tcp://0.0.0.0:\(ports[1])"], in: scratch.path)
+        #expect(control.status != 0 && control.stderr.contains("control endpoint has no authentication"), "\(control.stderr)")
+        let half = try await runCommand("cull", ["serve", "--db", scratch.path + "/db.sqlite", "--key", scratch.path + "/k.secret"], in: scratch.path)
+        #expect(half.status != 0 && half.stderr.contains("--authorized"), "\(half.stderr)")
+        let insecure = try Child("cull", open + ["--insecure"], in: scratch.path)
+        defer { insecure.signal(SIGKILL) }
+        try await waitUntil("listening with --insecure") { insecure.stderr.contains("listening") }
+        #expect(await insecure.stop() == 0)
+    }
+}
