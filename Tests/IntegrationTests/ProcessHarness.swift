@@ -75,6 +75,9 @@ final class Child: Sendable {
     var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
+    /// Whether the process has not exited yet.
+    var isRunning: Bool { exited.withLock { $0.status == nil } }
+
     /// The exit status, or nil if the process is still running at the deadline.
     func wait(timeout: Duration) async -> Int32? {
         await withTimeout(timeout) { await self.waitForExit() }

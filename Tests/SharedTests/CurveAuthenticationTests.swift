@@ -31,6 +31,15 @@ struct CurveAuthenticationTests {
         for local in ["tcp://127.0.0.1:5555", "tcp://127.3.4.5:1", "tcp://localhost:5555", "tcp://[::1]:5555", "ipc:///run/cull/work", "inproc://x"] {
             #expect(Endpoints.isLocal(local), "\(local)")
         }
+        // Default control endpoints: the system daemon's socket for root, or when it exists; else the user's.
+        let user = ["XDG_RUNTIME_DIR": "/run/user/1000"]
+        #expect(Endpoints.serveControl(environment: [:], uid: 0) == "ipc:///run/cull/control")
+        #expect(Endpoints.serveControl(environment: user, uid: 1000) == "ipc:///run/user/1000/cull/control")
+        #expect(Endpoints.serveControl(environment: ["CULL_CONTROL": "tcp://127.0.0.1:7"], uid: 0) == "tcp://127.0.0.1:7")
+        #expect(Endpoints.control(nil, environment: user, uid: 1000, exists: { _ in true }) == "ipc:///run/cull/control")
+        #expect(Endpoints.control(nil, environment: user, uid: 1000, exists: { _ in false }) == "ipc:///run/user/1000/cull/control")
+        #expect(Endpoints.control(nil, environment: [:], uid: 1000, exists: { _ in false }) == "ipc:///tmp/cull-1000/control")
+        #expect(Endpoints.control("tcp://h:1", environment: user, uid: 0, exists: { _ in true }) == "tcp://h:1")
         for open in ["tcp://0.0.0.0:5555", "tcp://*:5555", "tcp://192.168.1.2:5555", "tcp://[::]:5555", "tcp://eth0:5555", "tcp://127.0.0.1;10.0.0.1:5555"] {
             #expect(!Endpoints.isLocal(open), "\(open)")
         }

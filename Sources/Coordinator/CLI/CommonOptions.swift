@@ -7,7 +7,7 @@ import SwiftProtobuf
 
 /// Options every client command shares.
 struct ClientOptions: ParsableArguments {
-    @Option(help: "The daemon's control endpoint (default: $CULL_CONTROL or \(Endpoints.defaultControl)).")
+    @Option(help: "The daemon's control endpoint (default: \(Endpoints.controlDefaultDescription)).")
     var control: String?
 
     @Option(help: "Seconds to wait for the daemon's answer.")

@@ -23,8 +23,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Endpoint workers connect to. Use tcp://0.0.0.0:5555 to accept workers on other machines.")
     var work: String = Endpoints.defaultWork
 
-    @Option(help: "Endpoint `cull` commands connect to.")
-    var control: String = Endpoints.defaultControl
+    @Option(name: .customLong("control"), help: ArgumentHelp("Endpoint `cull` commands connect to (default: $CULL_CONTROL, else \(Endpoints.systemControl) for root, else ipc://$XDG_RUNTIME_DIR/cull/control). A Unix socket is made mode 0660 with group cull when that group exists (0600 otherwise): its permissions decide who may scan, cancel and read groups.", valueName: "endpoint"))
+    var controlOption: String?
+
+    /// --control, else the default for this user.
+    var control: String { controlOption ?? Endpoints.serveControl(environment: ProcessInfo.processInfo.environment) }
 
     @Option(help: "The keeper chain scans use unless they say otherwise: original, pixels, earliest, largest, oldest in order of preference (default: $CULL_PREFER, else original,pixels,earliest,largest,oldest).")
     var prefer: String?

@@ -49,19 +49,32 @@ struct CoordinatorSockets: Sendable {
                 }
                 do {
                     let controlSocket = try control.map { endpoint in
-                        try SocketThread(name: "cull.control", context: context, type: .router, logger: logger) { socket in
+                        let file = ControlSocketFile.path(of: endpoint)
+                        if let file { try ControlSocketFile.prepare(file) }
+                        let thread = try SocketThread(name: "cull.control", context: context, type: .router, logger: logger) { socket in
                             try configureRouter(socket)
                             try socket.bind(endpoint)
                         }
+                        if let file {
+                            do {
+                                let mode = try ControlSocketFile.restrict(file)
+                                logger.info("control socket permissions set", metadata: ["path": "\(file)", "mode": "\(mode)"])
+                            } catch {
+                                thread.requestShutdown()
+                                throw error
+                            }
+                        }
+                        return thread
                     }
                     return CoordinatorSockets(context: context, work: workSocket, control: controlSocket, authentication: authentication)
                 } catch {
                     workSocket.requestShutdown()
                     throw error
                 }
-            } catch let error as ZMQError {
+            } catch {
                 authentication?.requestShutdown()
                 context.terminate()
+                guard let error = error as? ZMQError else { throw error }
                 throw CoordinatorError(description: "cannot listen on \(error.operation.replacingOccurrences(of: "bind ", with: "")): \(error.message) (is another `cull serve` running? pass --work / --control)")
             }
         }
