@@ -13,6 +13,7 @@ packages=(
   libheif-examples      # heif-enc: tests write HEICs with thumbnail items (--previews)
   libjpeg-turbo-progs   # jpegtran: tests crop JPEGs losslessly keeping their EXIF (stale previews)
   libsqlite3-dev        # SQLite for GRDB
+  libsystemd-dev        # sd_notify: READY, STATUS, WATCHDOG, STOPPING under systemd (CSystemd)
   python3               # sample-library scripts and corpus scoring
   chromium              # tests: the HTML review is rendered headless and its screenshot checked
   fonts-dejavu-core     # a font for that rendering

@@ -169,7 +169,11 @@ struct WorkerCommand: AsyncParsableCommand {
             throw ExitCode(WorkerExitStatus.usage.rawValue)
         }
         let daemon = WorkerDaemon(configuration: configuration, transport: socket.thread, faults: FaultInjection(environment: environment), logger: logger)
-        let services = daemon.services
+        let notify = SystemdNotifyService(logger: logger) {
+            let (welcomed, jobs) = daemon.state.withLock { ($0.isWelcomed, $0.jobsInFlight.count) }
+            return welcomed ? "working for \(configuration.endpoint): \(jobs) jobs in hand" : "waiting for the coordinator at \(configuration.endpoint)"
+        }
+        let services = daemon.services + [notify]
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: [.sigterm, .sigint],

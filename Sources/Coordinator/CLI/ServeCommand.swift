@@ -132,9 +132,14 @@ struct ServeCommand: AsyncParsableCommand {
                                           host: HostName.current, logger: logger)
             do {
                 try await coordinator.recover()
-                let extra: [ServiceGroupConfiguration.ServiceConfiguration] = sockets.authentication.map { handler in
+                var extra: [ServiceGroupConfiguration.ServiceConfiguration] = sockets.authentication.map { handler in
                     [.init(service: AuthenticationService(handler: handler, directory: authorized ?? "", logger: logger))]
                 } ?? []
+                // Last to start, first to stop: READY once everything runs, STOPPING as shutdown begins.
+                let scheduler = coordinator.scheduler
+                extra.append(.init(service: SystemdNotifyService(logger: logger) {
+                    "\(scheduler.workers().count) workers, \(scheduler.inFlightCount) jobs out, \(scheduler.queuedCount) queued"
+                }))
                 try await coordinator.serviceGroup(extra: extra, signals: [.sigterm, .sigint]).run()
             } catch {
                 await sockets.close()
