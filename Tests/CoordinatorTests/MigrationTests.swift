@@ -1,5 +1,6 @@
 @testable import Coordinator
 import Foundation
+import Shared
 import GRDB
 import Testing
 
@@ -48,5 +49,40 @@ struct MigrationTests {
             let indexed = try db.indexes(on: "photos").flatMap(\.columns)
             #expect(!indexed.contains("seen_generation"), "\(indexed)")
         }
+    }
+
+    @Test("a database a newer cull migrated is refused with what to do, and left untouched")
+    func newerDatabase() async throws {
+        let folder = NSTemporaryDirectory() + "cull-newer-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/cull.sqlite"
+        do {
+            let database = try DatabasePool(path: path)  // WAL, as cull makes its databases
+            try Migrations.migrator.migrate(database)
+            try await database.write { db in
+                try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: something from the future')")
+                try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 3)")
+            }
+        }
+        // What the database holds, read with a plain connection (the file's bytes may change
+        // with a WAL checkpoint that writes nothing new).
+        func contents() throws -> [String] {
+            try DatabaseQueue(path: path).read { db in
+                try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
+                    + String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations ORDER BY identifier")
+                    + String.fetchAll(db, sql: "SELECT root || ':' || current_generation FROM libraries")
+                // (Not PRAGMA schema_version: opening a DatabasePool creates and drops a table of
+                // GRDB's own to set WAL up, which bumps it without changing the schema.)
+            }
+        }
+        let before = try contents()
+        await #expect {
+            _ = try await CullStore.open(path: path, on: BlockingQueue(label: "test.newer", limit: 1))
+        } throws: { error in
+            "\(error)".contains("made by a newer cull") && "\(error)".contains("v99: something from the future") && "\(error)".contains("upgrade cull")
+        }
+        let after = try contents()
+        #expect(after == before, "nothing written: \(Set(after).symmetricDifference(before))")
     }
 }

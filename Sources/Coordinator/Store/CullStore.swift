@@ -61,6 +61,15 @@ final class CullStore: Sendable {
     private static func migrated(path: String, _ makeWriter: () throws -> any DatabaseWriter) throws -> CullStore {
         do {
             let writer = try makeWriter()
+            // A database a newer cull migrated has tables and rows this one does not know: it is
+            // neither migrated nor written to.
+            let unknown = try writer.read { db in try Migrations.unknownMigrations(db) }
+            guard unknown.isEmpty else {
+                throw StoreError(description: """
+                    the database \(path) was made by a newer cull (schema steps this version does not know: \
+                    \(unknown.joined(separator: "; "))); it is left untouched: upgrade cull, or pass another --db
+                    """)
+            }
             try Migrations.migrator.migrate(writer)
             return CullStore(path: path, writer: writer)
         } catch let error as DatabaseError {

@@ -3,6 +3,14 @@ import GRDB
 /// The schema, as append-only migrations: a released migration is never edited, a change is
 /// a new one. GRDB records which have run in `grdb_migrations`.
 enum Migrations {
+    /// Schema steps recorded in the database that this version does not have: the database was
+    /// migrated by a newer cull (empty for a new or an older database).
+    static func unknownMigrations(_ db: Database) throws -> [String] {
+        guard try db.tableExists("grdb_migrations") else { return [] }
+        let known = Set(migrator.migrations)
+        return try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations").filter { !known.contains($0) }.sorted()
+    }
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: libraries, scans, photos, jobs, groups") { db in
