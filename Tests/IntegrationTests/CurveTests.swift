@@ -78,6 +78,41 @@ struct CurveTests {
         #expect(await cluster.serve!.stop() == 0)
     }
 
+    @Test("a worker id belongs to the connection that holds it: another key claiming it is held aside, the owner keeps its work; cull workers names each worker's key")
+    func idsStayWithTheirKey() async throws {
+        let scratch = try Scratch()
+        let keys = scratch.path + "/keys", authorized = scratch.path + "/authorized"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: authorized, withIntermediateDirectories: true)
+        _ = try await keygen(keys + "/coordinator", in: scratch.path)
+        for name in ["owner", "claimant"] {
+            _ = try await keygen(keys + "/\(name)", in: scratch.path)
+            try FileManager.default.copyItem(atPath: keys + "/\(name).public", toPath: authorized + "/\(name).public")
+        }
+        let cluster = try Cluster(serveArguments: ["--key", keys + "/coordinator.secret", "--authorized", authorized])
+        let library = scratch.path + "/lib"
+        _ = try await writeLibrary(to: library, scenes: 2, width: 160, height: 120)
+        try cluster.startServe()
+        func worker(key: String) throws -> Child {
+            try Child("cull-worker", ["--connect", cluster.work, "--id", "shared-id", "--heartbeat-ms", "200", "--compute-threads", "1",
+                                      "--key", keys + "/\(key).secret", "--server-key", keys + "/coordinator.public"], in: scratch.path)
+        }
+        let owner = try worker(key: "owner")
+        defer { owner.signal(SIGKILL) }
+        try await cluster.waitForWorkers(1)
+        let claimant = try worker(key: "claimant")
+        defer { claimant.signal(SIGKILL) }
+        try await waitUntil("the claimant's key accepted") { cluster.serve!.stderr.contains("key=claimant") }
+        // Its HELLO would follow at once: a whole scan later, the id is still the owner's.
+        let scan = try await cluster.startScan(library)
+        try await cluster.waitFor(scan: scan, timeout: .seconds(60)) { $0.state == "done" }
+        let workers = try #require(await cluster.status()).workers
+        #expect(workers.map(\.workerID) == ["shared-id"] && workers.first?.keyName == "owner", "\(workers)")
+        #expect((workers.first?.photosDone ?? 0) > 0)
+        let listing = try await cluster.cull(["workers"])
+        #expect(listing.stdout.contains("shared-id\t") && listing.stdout.contains("\towner\t"), "\(listing.stdout)")
+    }
+
     @Test("cull serve refuses an address other machines reach without keys, and half a key setup; --insecure lets it listen")
     func refusesOpenEndpoints() async throws {
         let scratch = try Scratch()

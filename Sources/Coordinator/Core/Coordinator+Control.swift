@@ -68,6 +68,7 @@ extension Coordinator {
             var status = Cull_V1_WorkerStatus()
             status.workerID = worker.hello.workerID
             status.host = worker.hello.host
+            status.keyName = worker.keyName ?? ""
             status.softwareVersion = worker.hello.softwareVersion
             status.capacity = worker.hello.capacity
             status.inFlightJobs = UInt32(worker.jobs.count)

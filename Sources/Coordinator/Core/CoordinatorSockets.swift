@@ -41,6 +41,14 @@ struct CoordinatorSockets: Sendable {
                 let workSocket = try SocketThread(name: "cull.work", context: context, type: .router, inboxCapacity: 4096, logger: logger) { socket in
                     try configureRouter(socket)
                     if let curve {
+                        // One live connection per worker id: with keys, a second connection
+                        // claiming an id that is connected is held aside, not handed the id (another
+                        // key could otherwise take over a running worker's jobs). A restarted worker
+                        // gets its id back once the old connection is gone, which ZMTP heartbeats
+                        // notice within 10 s even when its host vanished without closing it.
+                        try socket.setOption(ZMQ_ROUTER_HANDOVER, Int32(0))
+                        try socket.setOption(ZMQ_HEARTBEAT_IVL, Int32(2000))
+                        try socket.setOption(ZMQ_HEARTBEAT_TIMEOUT, Int32(10_000))
                         try socket.setOption(ZMQ_CURVE_SERVER, Int32(1))
                         try socket.setOption(ZMQ_CURVE_SECRETKEY, bytes: curve.keyPair.secretKey.bytes)
                         try socket.setOption(ZMQ_ZAP_DOMAIN, bytes: Array("cull".utf8))

@@ -21,6 +21,8 @@ final class Scheduler: Sendable {
         var id: String
         var routingID: [UInt8]
         var hello: Cull_V1_Hello
+        /// With CURVE: the name of the key its connection authenticated with.
+        var keyName: String?
         var lastHeard: ContinuousClock.Instant
         var load = Cull_V1_Heartbeat()
         var jobs: Set<Int64> = []
@@ -111,10 +113,10 @@ final class Scheduler: Sendable {
     /// Registers a worker after HELLO, under `workerID` (the key its routing id gives every
     /// later message). A worker already known (it restarted or reconnected) loses the jobs it
     /// held: they are returned for taking back.
-    func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8]) -> [CullStore.TakeBackRequest] {
+    func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8], keyName: String? = nil) -> [CullStore.TakeBackRequest] {
         state.withLock { state in
             let orphaned = state.release(workerID: workerID)
-            state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, lastHeard: clock.now)
+            state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, keyName: keyName, lastHeard: clock.now)
             return orphaned
         }
     }

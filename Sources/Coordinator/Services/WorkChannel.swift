@@ -68,7 +68,8 @@ struct WorkChannel: Service {
 
     private func welcome(_ hello: Cull_V1_Hello, workerID: String, routingID: [UInt8]) {
         let configuration = coordinator.configuration
-        let orphaned = coordinator.scheduler.register(workerID: workerID, hello: hello, routingID: routingID)
+        let keyName = coordinator.work.userID(of: routingID)
+        let orphaned = coordinator.scheduler.register(workerID: workerID, hello: hello, routingID: routingID, keyName: keyName)
         var welcome = Cull_V1_Welcome()
         welcome.coordinatorID = coordinator.coordinatorID
         welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval.wholeMilliseconds)
@@ -76,7 +77,7 @@ struct WorkChannel: Service {
         welcome.maxMessageBytes = UInt64(WireProtocol.maxMessageBytes)
         coordinator.work.send([routingID] + WireCodec.encode(.welcome(welcome)))
         coordinator.logger.info("worker joined", metadata: [
-            "worker": "\(workerID)", "host": "\(hello.host)", "capacity": "\(hello.capacity)",
+            "worker": "\(workerID)", "host": "\(hello.host)", "key": "\(keyName ?? "-")", "capacity": "\(hello.capacity)",
             "version": "\(hello.softwareVersion)", "pipeline": "\(hello.pipelineVersion)",
         ])
         if hello.pipelineVersion != PhotoAnalyzer.pipelineVersion {

@@ -12,6 +12,12 @@ public protocol MessageTransport: Sendable {
     func send(_ message: [[UInt8]]) -> Bool
     /// Closes the transport; the inbox finishes. Safe to call more than once.
     func shutdown() async
+    /// The name of the key a peer authenticated with (CURVE), if any.
+    func userID(of routingID: [UInt8]) -> String?
+}
+
+extension MessageTransport {
+    public func userID(of routingID: [UInt8]) -> String? { nil }
 }
 
 extension SocketThread: MessageTransport {}

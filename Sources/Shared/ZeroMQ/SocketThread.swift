@@ -33,6 +33,11 @@ public final class SocketThread: Sendable {
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let droppedSends = Atomic<Int>(0)
+    /// On an authenticated ROUTER: each peer's ZAP User-Id (its key's name), by routing id.
+    /// Bounded (rule 5): past `maxUserIDs` peers it starts over, and peers are looked up again
+    /// as their next message arrives.
+    private let userIDs = Mutex<[[UInt8]: String]>([:])
+    private static let maxUserIDs = 4096
     private let logger: Logger
     /// ROUTER sockets drop a message its peer cannot take now instead of holding every later
     /// message (to all peers) behind it; the sender's deadlines recover the loss.
@@ -99,6 +104,12 @@ public final class SocketThread: Sendable {
             droppedSends.add(1, ordering: .relaxed)
         }
         return accepted
+    }
+
+    /// The ZAP User-Id of the peer with this routing id (a ROUTER with CURVE authentication:
+    /// the name its key is authorised under), once a message from it has arrived.
+    public func userID(of routingID: [UInt8]) -> String? {
+        userIDs.withLock { $0[routingID] }
     }
 
     /// Messages dropped because the outbox was full or closed, or the peer unreachable.
@@ -189,7 +200,14 @@ public final class SocketThread: Sendable {
                 var received = 0
                 while received < 256, inbox.hasRoom {
                     do {
-                        guard let message = try socket.receive() else { break }
+                        var userID: String?
+                        guard let message = try socket.receive(userID: &userID) else { break }
+                        if dropWhenPeerFull, let userID, let routingID = message.first {
+                            userIDs.withLock { ids in
+                                if ids.count >= Self.maxUserIDs && ids[routingID] == nil { ids.removeAll() }
+                                ids[routingID] = userID
+                            }
+                        }
                         inbox.push(message)
                         received += 1
                     } catch {

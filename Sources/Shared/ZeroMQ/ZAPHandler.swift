@@ -148,6 +148,7 @@ public final class ZAPHandler: Sendable {
             refused(address: address, key: key, reason: "key not authorised")
             return answer("400", "key not authorised")
         }
+        logger.info("a connection authenticated", metadata: ["peer": "\(address)", "key": "\(name)"])
         return answer("200", "OK", user: name)
     }
 

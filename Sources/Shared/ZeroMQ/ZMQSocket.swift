@@ -109,6 +109,13 @@ public final class ZMQSocket {
 
     /// Receives one whole multipart message without blocking, or nil if none is waiting.
     public func receive() throws -> [[UInt8]]? {
+        var ignored: String?
+        return try receive(userID: &ignored)
+    }
+
+    /// The same, with the connection's ZAP User-Id (the name the authentication handler gave
+    /// its key; nil without authentication) in `userID`.
+    public func receive(userID: inout String?) throws -> [[UInt8]]? {
         var frames: [[UInt8]] = []
         while true {
             var message = zmq_msg_t()
@@ -122,6 +129,8 @@ public final class ZMQSocket {
                 if error == EAGAIN && frames.isEmpty { return nil }
                 throw ZMQError("zmq_msg_recv", code: error)
             }
+            // A ROUTER's routing-id frame is made locally and carries no metadata: the peer's frames do.
+            if userID == nil, let property = zmq_msg_gets(&message, "User-Id") { userID = String(cString: property) }
             let size = zmq_msg_size(&message)
             let data = zmq_msg_data(&message)
             frames.append(size == 0 ? [] : Array(UnsafeRawBufferPointer(start: data, count: size)))

@@ -828,6 +828,9 @@ public nonisolated struct Cull_V1_WorkerStatus: Sendable {
   /// how much longer it gets no new JOBs (0: none)
   public var quarantineSeconds: Double = 0
 
+  /// with CURVE: the name its key is authorised under (empty: none)
+  public var keyName: String = String()
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -2433,7 +2436,7 @@ nonisolated extension Cull_V1_ScanStatus: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{3}software_version\0\u{1}capacity\0\u{3}in_flight_jobs\0\u{3}in_flight_photos\0\u{3}abandoned_fetches\0\u{3}last_seen_seconds_ago\0\u{3}photos_done\0\u{1}credit\0\u{3}missed_deadlines\0\u{3}quarantine_seconds\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{3}software_version\0\u{1}capacity\0\u{3}in_flight_jobs\0\u{3}in_flight_photos\0\u{3}abandoned_fetches\0\u{3}last_seen_seconds_ago\0\u{3}photos_done\0\u{1}credit\0\u{3}missed_deadlines\0\u{3}quarantine_seconds\0\u{3}key_name\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2453,6 +2456,7 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
       case 10: try { try decoder.decodeSingularUInt32Field(value: &self.credit) }()
       case 11: try { try decoder.decodeSingularUInt32Field(value: &self.missedDeadlines) }()
       case 12: try { try decoder.decodeSingularDoubleField(value: &self.quarantineSeconds) }()
+      case 13: try { try decoder.decodeSingularStringField(value: &self.keyName) }()
       default: break
       }
     }
@@ -2495,6 +2499,9 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
     if self.quarantineSeconds.bitPattern != 0 {
       try visitor.visitSingularDoubleField(value: self.quarantineSeconds, fieldNumber: 12)
     }
+    if !self.keyName.isEmpty {
+      try visitor.visitSingularStringField(value: self.keyName, fieldNumber: 13)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2511,6 +2518,7 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.credit != rhs.credit {return false}
     if lhs.missedDeadlines != rhs.missedDeadlines {return false}
     if lhs.quarantineSeconds != rhs.quarantineSeconds {return false}
+    if lhs.keyName != rhs.keyName {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
