@@ -46,6 +46,13 @@ final class WorkerDaemon: Sendable {
         case .welcome(let welcome):
             state.withLock { $0.welcomed(welcome) }
             logger.info("connected", metadata: ["coordinator": "\(welcome.coordinatorID)"])
+            if welcome.pipelineVersion != 0 && welcome.pipelineVersion != PhotoAnalyzer.pipelineVersion {
+                logger.warning("""
+                    the coordinator keeps analysis pipeline \(welcome.pipelineVersion), this worker computes \
+                    \(PhotoAnalyzer.pipelineVersion): its results are stored, but the coordinator's next scan analyses \
+                    those photos again; run the same cull version on both sides
+                    """)
+            }
         case .job(let job):
             accept(job, jobs: &jobs)
         case .cancelJobs(let cancel):

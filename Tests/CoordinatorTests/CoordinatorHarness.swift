@@ -97,7 +97,10 @@ final class FakeWorker: Sendable {
     static func join(_ id: String, capacity: UInt32, on harness: CoordinatorHarness, mailbox: Mailbox) async throws -> FakeWorker {
         let worker = FakeWorker(id, on: harness, mailbox: mailbox)
         worker.send(.hello(.with { $0.workerID = id; $0.capacity = capacity; $0.pipelineVersion = PhotoAnalyzer.pipelineVersion }))
-        _ = try #require(await worker.next(timeout: .seconds(5)) { if case .welcome = $0 { true } else { false } })
+        let welcome = try #require(await worker.next(timeout: .seconds(5)) { if case .welcome = $0 { true } else { false } })
+        if case .welcome(let message) = welcome {
+            #expect(message.pipelineVersion == PhotoAnalyzer.pipelineVersion, "WELCOME names the pipeline the coordinator keeps")
+        }
         let transport = harness.work
         let frames = [Array(id.utf8)] + WireCodec.encode(.heartbeat(Cull_V1_Heartbeat()))
         worker.beating.withLock {

@@ -27,14 +27,14 @@ struct WorkersCommand: AsyncParsableCommand {
 
     static func render(_ workers: [Cull_V1_WorkerStatus]) -> String {
         guard !workers.isEmpty else { return "  none connected: start `cull-worker --connect ENDPOINT`\n" }
-        var out = "  " + ["ID", "HOST", "KEY", "VERSION", "JOBS", "CREDIT", "CAPACITY", "PHOTOS", "STUCK", "SEEN"].joined(separator: "\t") + "\n"
+        var out = "  " + ["ID", "HOST", "KEY", "VERSION", "JOBS", "CREDIT", "CAPACITY", "PHOTOS", "PHOTOS/S", "STUCK", "SEEN"].joined(separator: "\t") + "\n"
         for w in workers {
             // Credit is earned up to the capacity; a worker that missed deadlines says so.
             let credit = w.quarantineSeconds > 0 ? String(format: "0 (quarantined %.0fs, %d missed)", w.quarantineSeconds.rounded(.up), w.missedDeadlines)
                 : w.missedDeadlines > 0 ? "\(w.credit) (\(w.missedDeadlines) missed)" : "\(w.credit)"
             // KEY: the name of the key it authenticated with (CURVE), "-" on a plain endpoint.
             out += "  " + [w.workerID, w.host, w.keyName.isEmpty ? "-" : w.keyName, w.softwareVersion, "\(w.inFlightJobs)", credit, "\(w.capacity)", "\(w.photosDone)",
-                           "\(w.abandonedFetches)", String(format: "%.1fs ago", w.lastSeenSecondsAgo)].joined(separator: "\t") + "\n"
+                           String(format: "%.1f", w.photosPerSecond), "\(w.abandonedFetches)", String(format: "%.1fs ago", w.lastSeenSecondsAgo)].joined(separator: "\t") + "\n"
         }
         return out
     }

@@ -77,6 +77,9 @@ extension Coordinator {
             let silent = now - worker.lastHeard
             status.lastSeenSecondsAgo = Double(silent.components.seconds) + Double(silent.components.attoseconds) / 1e18
             status.photosDone = worker.photosDone
+            let connected = now - worker.joined
+            let seconds = Double(connected.components.seconds) + Double(connected.components.attoseconds) / 1e18
+            status.photosPerSecond = seconds >= 1 ? Double(worker.photosDone) / seconds : 0
             status.credit = UInt32(clamping: worker.credit(at: now))
             status.missedDeadlines = UInt32(clamping: worker.missedDeadlines)
             if let until = worker.quarantinedUntil, until > now {

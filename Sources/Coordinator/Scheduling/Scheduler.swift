@@ -24,6 +24,8 @@ final class Scheduler: Sendable {
         /// With CURVE: the name of the key its connection authenticated with.
         var keyName: String?
         var lastHeard: ContinuousClock.Instant
+        /// When it said HELLO: its photos per second are counted from here.
+        var joined: ContinuousClock.Instant
         var load = Cull_V1_Heartbeat()
         var jobs: Set<Int64> = []
         var photosDone: UInt64 = 0
@@ -116,7 +118,8 @@ final class Scheduler: Sendable {
     func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8], keyName: String? = nil) -> [CullStore.TakeBackRequest] {
         state.withLock { state in
             let orphaned = state.release(workerID: workerID)
-            state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, keyName: keyName, lastHeard: clock.now)
+            let now = clock.now
+            state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, keyName: keyName, lastHeard: now, joined: now)
             return orphaned
         }
     }

@@ -75,6 +75,7 @@ struct WorkChannel: Service {
         welcome.heartbeatIntervalMs = UInt32(configuration.heartbeatInterval.wholeMilliseconds)
         welcome.heartbeatLiveness = UInt32(configuration.heartbeatLiveness)
         welcome.maxMessageBytes = UInt64(WireProtocol.maxMessageBytes)
+        welcome.pipelineVersion = PhotoAnalyzer.pipelineVersion
         coordinator.work.send([routingID] + WireCodec.encode(.welcome(welcome)))
         coordinator.logger.info("worker joined", metadata: [
             "worker": "\(workerID)", "host": "\(hello.host)", "key": "\(keyName ?? "-")", "capacity": "\(hello.capacity)",

@@ -191,6 +191,9 @@ public nonisolated struct Cull_V1_Welcome: Sendable {
 
   public var maxMessageBytes: UInt64 = 0
 
+  /// the analysis pipeline the coordinator's scans keep; results of another are redone
+  public var pipelineVersion: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -831,6 +834,9 @@ public nonisolated struct Cull_V1_WorkerStatus: Sendable {
   /// with CURVE: the name its key is authorised under (empty: none)
   public var keyName: String = String()
 
+  /// photos answered per second since it joined
+  public var photosPerSecond: Double = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1363,7 +1369,7 @@ nonisolated extension Cull_V1_Hello: SwiftProtobuf.Message, SwiftProtobuf._Messa
 
 nonisolated extension Cull_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Welcome"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_id\0\u{3}heartbeat_interval_ms\0\u{3}heartbeat_liveness\0\u{3}max_message_bytes\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}coordinator_id\0\u{3}heartbeat_interval_ms\0\u{3}heartbeat_liveness\0\u{3}max_message_bytes\0\u{3}pipeline_version\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -1375,6 +1381,7 @@ nonisolated extension Cull_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._Mes
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatIntervalMs) }()
       case 3: try { try decoder.decodeSingularUInt32Field(value: &self.heartbeatLiveness) }()
       case 4: try { try decoder.decodeSingularUInt64Field(value: &self.maxMessageBytes) }()
+      case 5: try { try decoder.decodeSingularUInt32Field(value: &self.pipelineVersion) }()
       default: break
       }
     }
@@ -1393,6 +1400,9 @@ nonisolated extension Cull_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if self.maxMessageBytes != 0 {
       try visitor.visitSingularUInt64Field(value: self.maxMessageBytes, fieldNumber: 4)
     }
+    if self.pipelineVersion != 0 {
+      try visitor.visitSingularUInt32Field(value: self.pipelineVersion, fieldNumber: 5)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -1401,6 +1411,7 @@ nonisolated extension Cull_V1_Welcome: SwiftProtobuf.Message, SwiftProtobuf._Mes
     if lhs.heartbeatIntervalMs != rhs.heartbeatIntervalMs {return false}
     if lhs.heartbeatLiveness != rhs.heartbeatLiveness {return false}
     if lhs.maxMessageBytes != rhs.maxMessageBytes {return false}
+    if lhs.pipelineVersion != rhs.pipelineVersion {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -2436,7 +2447,7 @@ nonisolated extension Cull_V1_ScanStatus: SwiftProtobuf.Message, SwiftProtobuf._
 
 nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".WorkerStatus"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{3}software_version\0\u{1}capacity\0\u{3}in_flight_jobs\0\u{3}in_flight_photos\0\u{3}abandoned_fetches\0\u{3}last_seen_seconds_ago\0\u{3}photos_done\0\u{1}credit\0\u{3}missed_deadlines\0\u{3}quarantine_seconds\0\u{3}key_name\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{3}worker_id\0\u{1}host\0\u{3}software_version\0\u{1}capacity\0\u{3}in_flight_jobs\0\u{3}in_flight_photos\0\u{3}abandoned_fetches\0\u{3}last_seen_seconds_ago\0\u{3}photos_done\0\u{1}credit\0\u{3}missed_deadlines\0\u{3}quarantine_seconds\0\u{3}key_name\0\u{3}photos_per_second\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -2457,6 +2468,7 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
       case 11: try { try decoder.decodeSingularUInt32Field(value: &self.missedDeadlines) }()
       case 12: try { try decoder.decodeSingularDoubleField(value: &self.quarantineSeconds) }()
       case 13: try { try decoder.decodeSingularStringField(value: &self.keyName) }()
+      case 14: try { try decoder.decodeSingularDoubleField(value: &self.photosPerSecond) }()
       default: break
       }
     }
@@ -2502,6 +2514,9 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
     if !self.keyName.isEmpty {
       try visitor.visitSingularStringField(value: self.keyName, fieldNumber: 13)
     }
+    if self.photosPerSecond.bitPattern != 0 {
+      try visitor.visitSingularDoubleField(value: self.photosPerSecond, fieldNumber: 14)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -2519,6 +2534,7 @@ nonisolated extension Cull_V1_WorkerStatus: SwiftProtobuf.Message, SwiftProtobuf
     if lhs.missedDeadlines != rhs.missedDeadlines {return false}
     if lhs.quarantineSeconds != rhs.quarantineSeconds {return false}
     if lhs.keyName != rhs.keyName {return false}
+    if lhs.photosPerSecond != rhs.photosPerSecond {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
