@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Shared
+import Synchronization
 
 @main
 struct WorkerCommand: AsyncParsableCommand {
@@ -194,10 +195,13 @@ struct WorkerCommand: AsyncParsableCommand {
 struct WorkerSocket: Sendable {
     let context: ZMQContext
     let thread: SocketThread
+    /// With CURVE: watches the handshakes, so that a refused key is said in the log.
+    let monitor: SocketMonitor?
 
     static func open(_ configuration: WorkerConfiguration, logger: Logger) async throws -> WorkerSocket {
         try await Shared.onOwnThread {
             let context = try ZMQContext()
+            let monitor = Mutex<SocketMonitor?>(nil)
             do {
                 let thread = try SocketThread(name: "cull-worker.dealer", context: context, type: .dealer, logger: logger) { socket in
                     try socket.setOption(ZMQ_ROUTING_ID, bytes: Array(configuration.workerID.utf8))
@@ -212,11 +216,16 @@ struct WorkerSocket: Sendable {
                         try socket.setOption(ZMQ_CURVE_SERVERKEY, bytes: curve.serverKey.bytes)
                         try socket.setOption(ZMQ_CURVE_PUBLICKEY, bytes: curve.keyPair.publicKey.bytes)
                         try socket.setOption(ZMQ_CURVE_SECRETKEY, bytes: curve.keyPair.secretKey.bytes)
+                        monitor.withLock { $0 = try? SocketMonitor(
+                            socket: socket, context: context,
+                            events: ZMQ_EVENT_HANDSHAKE_FAILED_AUTH | ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL,
+                            name: "cull-worker.curve", logger: logger, handle: HandshakeLog(endpoint: configuration.endpoint, logger: logger).record) }
                     }
                     try socket.connect(configuration.endpoint)
                 }
-                return WorkerSocket(context: context, thread: thread)
+                return WorkerSocket(context: context, thread: thread, monitor: monitor.withLock { $0 })
             } catch {
+                monitor.withLock { $0?.requestShutdown() }
                 context.terminate()
                 throw error
             }
@@ -225,7 +234,36 @@ struct WorkerSocket: Sendable {
 
     func close() async {
         await thread.shutdown()
+        monitor?.requestShutdown()
         let context = self.context
         try? await Shared.onOwnThread { context.terminate() }
+    }
+}
+
+/// Says in the log, once a minute at most, why a CURVE handshake with the coordinator failed:
+/// without it a refused worker would only hear nothing.
+final class HandshakeLog: Sendable {
+    let endpoint: String
+    let logger: Logger
+    private let last = Mutex<ContinuousClock.Instant?>(nil)
+
+    init(endpoint: String, logger: Logger) {
+        self.endpoint = endpoint
+        self.logger = logger
+    }
+
+    func record(_ event: SocketMonitor.Event) {
+        let now = ContinuousClock.now
+        let due = last.withLock { last -> Bool in
+            if let previous = last, now - previous < .seconds(60) { return false }
+            last = now
+            return true
+        }
+        guard due else { return }
+        if event.kind == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH {
+            logger.error("the coordinator at \(endpoint) refused this worker's key (status \(event.value)): put its .public file in the coordinator's --authorized folder, then `systemctl reload cull` there")
+        } else {
+            logger.error("the CURVE handshake with \(endpoint) failed (libzmq error \(event.value)): is --server-key the coordinator's public key, and was cull serve started with --key?")
+        }
     }
 }

@@ -55,6 +55,12 @@ struct CurveTests {
         try await waitUntil("the stranger's refusal logged") {
             cluster.serve!.stderr.contains("a connection was refused") && cluster.serve!.stderr.contains(stranger)
         }
+        // The refused worker is told why in its own log; one with the wrong coordinator key too.
+        try await waitUntil("the stranger told it is refused") { intruder.stderr.contains("refused this worker's key") }
+        let wrongServer = try Child("cull-worker", ["--connect", cluster.work, "--id", "misconfigured", "--heartbeat-ms", "200",
+                                                    "--key", keys + "/nas.secret", "--server-key", keys + "/stranger.public"], in: scratch.path)
+        defer { wrongServer.signal(SIGKILL) }
+        try await waitUntil("the wrong server key said") { wrongServer.stderr.contains("CURVE handshake with") }
         let honest = try worker("honest", key: "nas")
         defer { honest.signal(SIGKILL) }
         try await cluster.waitForWorkers(1)
@@ -65,6 +71,7 @@ struct CurveTests {
         // Both intruders kept trying all along: had either got in, it would be listed.
         let workers = try #require(await cluster.status()).workers.map(\.workerID)
         #expect(workers == ["honest"], "\(workers)")
+        #expect(intruder.stderr.components(separatedBy: "refused this worker's key").count - 1 == 1, "said once a minute at most")
         #expect(cluster.serve!.stderr.components(separatedBy: stranger).count - 1 == 1, "each refusal is logged once a minute at most")
 
         // The key leaves the folder: from the next connection on, it is refused.

@@ -5,13 +5,14 @@ import Glibc
 
 /// The ZeroMQ socket types cull uses.
 public enum ZMQSocketType: Sendable {
-    case router, dealer, reply
+    case router, dealer, reply, pair
 
     var rawValue: Int32 {
         switch self {
         case .router: ZMQ_ROUTER
         case .dealer: ZMQ_DEALER
         case .reply: ZMQ_REP
+        case .pair: ZMQ_PAIR
         }
     }
 }
