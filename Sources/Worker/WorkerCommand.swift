@@ -245,7 +245,7 @@ struct WorkerSocket: Sendable {
 final class HandshakeLog: Sendable {
     let endpoint: String
     let logger: Logger
-    private let last = Mutex<ContinuousClock.Instant?>(nil)
+    private let throttle = LogThrottle(perWindow: 1, window: .seconds(60))
 
     init(endpoint: String, logger: Logger) {
         self.endpoint = endpoint
@@ -253,17 +253,10 @@ final class HandshakeLog: Sendable {
     }
 
     func record(_ event: SocketMonitor.Event) {
-        let now = ContinuousClock.now
-        let due = last.withLock { last -> Bool in
-            if let previous = last, now - previous < .seconds(60) { return false }
-            last = now
-            return true
-        }
-        guard due else { return }
         if event.kind == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH {
-            logger.error("the coordinator at \(endpoint) refused this worker's key (status \(event.value)): put its .public file in the coordinator's --authorized folder, then `systemctl reload cull` there")
+            throttle.warning(logger, "the coordinator at \(endpoint) refused this worker's key (status \(event.value)): put its .public file in the coordinator's --authorized folder, then `systemctl reload cull` there")
         } else {
-            logger.error("the CURVE handshake with \(endpoint) failed (libzmq error \(event.value)): is --server-key the coordinator's public key, and was cull serve started with --key?")
+            throttle.warning(logger, "the CURVE handshake with \(endpoint) failed (libzmq error \(event.value)): is --server-key the coordinator's public key, and was cull serve started with --key?")
         }
     }
 }

@@ -55,6 +55,7 @@ struct CurveTests {
         try await waitUntil("the stranger's refusal logged") {
             cluster.serve!.stderr.contains("a connection was refused") && cluster.serve!.stderr.contains(stranger)
         }
+        try await waitUntil("the keyless worker's failed handshake logged") { cluster.serve!.stderr.contains("CURVE handshake failed") }
         // The refused worker is told why in its own log; one with the wrong coordinator key too.
         try await waitUntil("the stranger told it is refused") { intruder.stderr.contains("refused this worker's key") }
         let wrongServer = try Child("cull-worker", ["--connect", cluster.work, "--id", "misconfigured", "--heartbeat-ms", "200",

@@ -2,6 +2,7 @@ import CZeroMQ
 import Foundation
 import Logging
 import Shared
+import Synchronization
 
 /// The coordinator's ZeroMQ side: one context, a ROUTER socket for workers and one for
 /// control clients, each on its own thread (`SocketThread`).
@@ -16,6 +17,9 @@ struct CoordinatorSockets: Sendable {
     let control: SocketThread?
     /// With CURVE: the handler that lets in only authorised keys (bound before the work socket).
     let authentication: ZAPHandler?
+    /// With CURVE: the work socket's failed handshakes (a client without keys, or with another
+    /// coordinator's public key, never reaches the handler), logged once a minute.
+    let handshakes: SocketMonitor?
 
     /// CURVE for the work endpoint: the coordinator's key pair and the authorised client keys.
     struct Curve: Sendable {
@@ -37,6 +41,7 @@ struct CoordinatorSockets: Sendable {
                 context.terminate()
                 throw CoordinatorError(description: "cannot start the authentication handler: \(error)")
             }
+            let handshakes = Mutex<SocketMonitor?>(nil)
             do {
                 let workSocket = try SocketThread(name: "cull.work", context: context, type: .router, inboxCapacity: 4096, logger: logger) { socket in
                     try configureRouter(socket)
@@ -52,6 +57,10 @@ struct CoordinatorSockets: Sendable {
                         try socket.setOption(ZMQ_CURVE_SERVER, Int32(1))
                         try socket.setOption(ZMQ_CURVE_SECRETKEY, bytes: curve.keyPair.secretKey.bytes)
                         try socket.setOption(ZMQ_ZAP_DOMAIN, bytes: Array("cull".utf8))
+                        let failures = FailedHandshakeLog(logger: logger)
+                        handshakes.withLock { $0 = try? SocketMonitor(
+                            socket: socket, context: context, events: ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL,
+                            name: "cull.work", logger: logger, handle: failures.record) }
                     }
                     try socket.bind(work)
                 }
@@ -74,13 +83,15 @@ struct CoordinatorSockets: Sendable {
                         }
                         return thread
                     }
-                    return CoordinatorSockets(context: context, work: workSocket, control: controlSocket, authentication: authentication)
+                    return CoordinatorSockets(context: context, work: workSocket, control: controlSocket, authentication: authentication,
+                                              handshakes: handshakes.withLock { $0 })
                 } catch {
                     workSocket.requestShutdown()
                     throw error
                 }
             } catch {
                 authentication?.requestShutdown()
+                handshakes.withLock { $0?.requestShutdown() }
                 context.terminate()
                 guard let error = error as? ZMQError else { throw error }
                 throw CoordinatorError(description: "cannot listen on \(error.operation.replacingOccurrences(of: "bind ", with: "")): \(error.message) (is another `cull serve` running? pass --work / --control)")
@@ -92,6 +103,7 @@ struct CoordinatorSockets: Sendable {
         await work.shutdown()
         await control?.shutdown()
         await authentication?.shutdown()
+        handshakes?.requestShutdown()
         let context = self.context
         try? await Shared.onOwnThread { context.terminate() }
     }
@@ -105,5 +117,20 @@ struct CoordinatorSockets: Sendable {
         try socket.setOption(ZMQ_LINGER, Int32(500))
         try socket.setOption(ZMQ_SNDHWM, Int32(10_000))
         try socket.setOption(ZMQ_RCVHWM, Int32(10_000))
+    }
+}
+
+/// Failed CURVE handshakes on the work endpoint, logged once a minute at most: a worker without
+/// keys, or with another coordinator's public key, fails before the authentication handler
+/// sees it.
+final class FailedHandshakeLog: Sendable {
+    private let logger: Logger
+    private let throttle = LogThrottle(perWindow: 1, window: .seconds(60))
+
+    init(logger: Logger) { self.logger = logger }
+
+    func record(_ event: SocketMonitor.Event) {
+        throttle.warning(logger, "a connection was refused: its CURVE handshake failed (a worker without --key, or with another coordinator's public key)",
+                         metadata: ["endpoint": "\(event.endpoint)", "error": "\(event.value)"])
     }
 }
