@@ -134,7 +134,11 @@ struct CurveTests {
         #expect(half.status != 0 && half.stderr.contains("--authorized"), "\(half.stderr)")
         let insecure = try Child("cull", open + ["--insecure"], in: scratch.path)
         defer { insecure.signal(SIGKILL) }
-        try await waitUntil("listening with --insecure") { insecure.stderr.contains("listening") }
+        // Serving once its control endpoint answers (its signal handlers are in place by then:
+        // a SIGTERM between "listening" and the services' start would end it by the signal).
+        try await waitUntil("serving with --insecure") {
+            try await runCommand("cull", ["status", "--control", "tcp://127.0.0.1:\(ports[1])", "--timeout", "2"], in: scratch.path).status == 0
+        }
         #expect(await insecure.stop() == 0)
     }
 }

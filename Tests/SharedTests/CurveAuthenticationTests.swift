@@ -109,7 +109,9 @@ struct CurveAuthenticationTests {
                 }
             }
             handler?.requestShutdown()
-            while let handler, !handler.hasStopped { usleep(10_000) }
+            // Its thread closes its socket within a poll (200 ms); the context's end waits for it.
+            let stopBy = ContinuousClock.now + .seconds(5)
+            while let handler, !handler.hasStopped, ContinuousClock.now < stopBy { usleep(10_000) }
             return received.sorted()
         }
     }
