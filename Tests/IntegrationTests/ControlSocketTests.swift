@@ -14,8 +14,7 @@ struct ControlSocketTests {
         let serve = try Child("cull", ["serve", "--db", scratch.path + "/a.sqlite", "--work", "tcp://127.0.0.1:\(port)", "--control", endpoint],
                               in: scratch.path)
         defer { serve.signal(SIGKILL) }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !serve.stderr.contains("listening") && serve.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        try await waitUntil("listening on the socket: \(serve.stderr)") { serve.stderr.contains("listening") || !serve.isRunning }
         #expect(serve.stderr.contains("listening"), "\(serve.stderr)")
 
         let grouped = getgrnam("cull") != nil

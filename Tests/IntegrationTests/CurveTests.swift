@@ -8,32 +8,30 @@ import Testing
 /// beyond loopback without keys.
 @Suite("CURVE authentication", .serialized, .timeLimit(.minutes(3)))
 struct CurveTests {
-    /// Polls `condition` every 100 ms until it holds, or fails at the deadline.
-    func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw HarnessError("\(what): not within \(timeout)")
-    }
-
     func keygen(_ path: String, in directory: String) async throws -> String {
         let result = try await runCommand("cull", ["keygen", path], in: directory)
         #expect(result.status == 0, "keygen: \(result.stderr)")
         return try String(contentsOfFile: path + ".public", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
+    /// scratch/keys with the coordinator's pair and one pair per name (public keys returned by
+    /// name), and scratch/authorized holding the public keys of `authorized`.
+    func keyFolders(in scratch: Scratch, names: [String], authorized: [String]) async throws -> (keys: String, authorized: String, publicKeys: [String: String]) {
+        let keys = scratch.path + "/keys", folder = scratch.path + "/authorized"
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = try await keygen(keys + "/coordinator", in: scratch.path)
+        var publicKeys: [String: String] = [:]
+        for name in names { publicKeys[name] = try await keygen(keys + "/\(name)", in: scratch.path) }
+        for name in authorized { try FileManager.default.copyItem(atPath: keys + "/\(name).public", toPath: folder + "/\(name).public") }
+        return (keys, folder, publicKeys)
+    }
+
     @Test("only authorised keys get work: a stranger's key and a worker without keys are refused, the refusal logged; a removed key is refused after SIGHUP")
     func authorisedOnly() async throws {
         let scratch = try Scratch()
-        let keys = scratch.path + "/keys", authorized = scratch.path + "/authorized"
-        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: authorized, withIntermediateDirectories: true)
-        _ = try await keygen(keys + "/coordinator", in: scratch.path)
-        let trusted = try await keygen(keys + "/nas", in: scratch.path)
-        let stranger = try await keygen(keys + "/stranger", in: scratch.path)
-        try FileManager.default.copyItem(atPath: keys + "/nas.public", toPath: authorized + "/nas.public")
+        let (keys, authorized, publicKeys) = try await keyFolders(in: scratch, names: ["nas", "stranger"], authorized: ["nas"])
+        let trusted = try #require(publicKeys["nas"]), stranger = try #require(publicKeys["stranger"])
         let again = try await runCommand("cull", ["keygen", keys + "/nas"], in: scratch.path)
         #expect(again.status != 0 && again.stderr.contains("never overwritten"), "an existing key is kept: \(again.stderr)")
         let mode = try FileManager.default.attributesOfItem(atPath: keys + "/nas.secret")[.posixPermissions] as? Int
@@ -89,14 +87,7 @@ struct CurveTests {
     @Test("a worker id belongs to the connection that holds it: another key claiming it is held aside, the owner keeps its work; cull workers names each worker's key")
     func idsStayWithTheirKey() async throws {
         let scratch = try Scratch()
-        let keys = scratch.path + "/keys", authorized = scratch.path + "/authorized"
-        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: authorized, withIntermediateDirectories: true)
-        _ = try await keygen(keys + "/coordinator", in: scratch.path)
-        for name in ["owner", "claimant"] {
-            _ = try await keygen(keys + "/\(name)", in: scratch.path)
-            try FileManager.default.copyItem(atPath: keys + "/\(name).public", toPath: authorized + "/\(name).public")
-        }
+        let (keys, authorized, _) = try await keyFolders(in: scratch, names: ["owner", "claimant"], authorized: ["owner", "claimant"])
         let cluster = try Cluster(serveArguments: ["--key", keys + "/coordinator.secret", "--authorized", authorized])
         let library = scratch.path + "/lib"
         _ = try await writeLibrary(to: library, scenes: 2, width: 160, height: 120)

@@ -120,6 +120,16 @@ final class Child: Sendable {
 }
 
 /// Runs a command to completion (with a deadline) and returns status and output.
+/// Polls `condition` every 100 ms until it holds; throws, naming `what`, at the deadline.
+func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw HarnessError("\(what): not within \(timeout)")
+}
+
 func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: String,
                 timeout: Duration = .seconds(120)) async throws -> (status: Int32, stdout: String, stderr: String) {
     let child = try Child(executable, arguments, environment: environment, in: directory)

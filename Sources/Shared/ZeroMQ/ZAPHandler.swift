@@ -62,15 +62,8 @@ public final class ZAPHandler: Sendable {
 
     /// Stops the thread and closes the socket; resumes when it has. Safe to call more than once.
     public func shutdown() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { state -> Bool in
-                if state.stopped { return true }
-                state.stopping = true
-                state.waiters.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
-        }
+        requestShutdown()
+        await stopped()
     }
 
     /// Asks the thread to stop without waiting: for code on a thread of its own that then
