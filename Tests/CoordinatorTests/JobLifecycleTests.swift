@@ -68,6 +68,14 @@ struct JobLifecycleTests {
         #expect(lone.state == .failed)
     }
 
+    @Test("a take back not counted (a worker on probation held it) gives the dispatch back: a lone photo on its last dispatch is queued, not failed")
+    func uncountedTakeBack() throws {
+        var lone = try dispatched(photos: 1, dispatches: 2)
+        #expect(throws: JobLifecycle.Refusal.otherAttempt(current: 10)) { _ = try lone.takeBack(attempt: 7, maxDispatches: 3, counted: false) }
+        #expect(try lone.takeBack(attempt: 10, maxDispatches: 3, counted: false) == .requeue)
+        #expect(lone.state == .queued && lone.dispatches == 2)
+    }
+
     @Test("abandon ends open jobs only")
     func abandon() throws {
         var open = queued()

@@ -126,6 +126,71 @@ struct SchedulerTests {
         #expect(scheduler.worker("fair")?.credit(at: clock.now) == 4 && scheduler.worker("hog")?.credit(at: clock.now) == 2)
     }
 
+    @Test("a worker that has answered nothing yet holds a job only as long as answering workers take (at least 5 s): then it is taken back, the dispatch not counted")
+    func probation() {
+        let clock = CoordinatorClock()
+        let (scheduler, dispatch, attempts) = twoWorkers(capacity: 2, clock: clock)
+        let first = dispatch(5, .seconds(300))
+        #expect(first["hog"]?.count == 2 && first["fair"]?.count == 2 && scheduler.queuedCount == 1, "one job waits: not the scan's tail")
+        clock.advance(by: .seconds(6))
+        #expect(scheduler.expired().isEmpty, "before any worker has answered, the job deadline alone applies")
+        for job in first["fair", default: []] {
+            #expect(scheduler.resultArrived(result(job, attempt: attempts()[job]!), from: "fair") == .accepted)
+        }
+        // Answers took 6 s: the hog on probation may hold its jobs 8 × 6 s from their dispatch.
+        clock.advance(by: .seconds(40))
+        #expect(scheduler.expired().isEmpty)
+        clock.advance(by: .seconds(3))
+        let taken = scheduler.expired()
+        #expect(Set(taken.map(\.spec.jobID)) == Set(first["hog"]!))
+        #expect(taken.allSatisfy { $0.takenOnProbation && $0.takeBackRequest.refundsDispatch })
+        #expect(scheduler.worker("hog")?.missedDeadlines == 2 && scheduler.worker("hog")?.credit(at: clock.now) == 0, "quarantined")
+        // Saying HELLO again does not wash the quarantine away.
+        _ = scheduler.register(workerID: "hog", hello: .with { $0.workerID = "hog"; $0.capacity = 2 }, routingID: Array("hog".utf8))
+        #expect(scheduler.worker("hog")?.credit(at: clock.now) == 0 && scheduler.worker("hog")?.missedDeadlines == 2)
+        // A worker that has answered is judged by the job deadline only.
+        let later = dispatch(1, .seconds(300))
+        #expect(later["fair"]?.count == 2)
+        clock.advance(by: .seconds(200))
+        #expect(scheduler.expired().isEmpty)
+        // The hog was only slow: its late answer is refused (the fence holds) but proves it.
+        let late = taken[0].spec.jobID
+        #expect(scheduler.resultArrived(result(late, attempt: attempts()[late]!), from: "fair") == .refused(nil), "not from its worker: no proof")
+        #expect(scheduler.worker("hog")?.credit(at: clock.now) == 1, "out of quarantine, its credit halved twice (at least one)")
+        #expect(scheduler.resultArrived(result(late, attempt: attempts()[late]!), from: "hog") == .refused(nil))
+        #expect(scheduler.worker("hog")?.missedDeadlines == 0 && scheduler.worker("hog")?.credit(at: clock.now) == 2)
+    }
+
+    @Test("at a scan's tail (nothing queued, an answering worker with room) a worker on probation holds a job only twice the typical turnaround")
+    func probationAtTheTail() {
+        let clock = CoordinatorClock()
+        let (scheduler, dispatch, attempts) = twoWorkers(capacity: 2, clock: clock)
+        let first = dispatch(4, .seconds(300))
+        clock.advance(by: .seconds(1))
+        for job in first["fair", default: []] {
+            #expect(scheduler.resultArrived(result(job, attempt: attempts()[job]!), from: "fair") == .accepted)
+        }
+        clock.advance(by: .milliseconds(900))
+        #expect(scheduler.expired().isEmpty, "1.9 s: within twice the 1 s turnaround")
+        clock.advance(by: .milliseconds(200))
+        let taken = scheduler.expired()
+        #expect(Set(taken.map(\.spec.jobID)) == Set(first["hog"]!) && taken.allSatisfy(\.takenOnProbation))
+    }
+
+    @Test("the probation limit: 8 × the 90th percentile of recent turnarounds, at least the floor, none at the job deadline")
+    func probationLimit() {
+        var probation = Probation(floor: .seconds(5), factor: 8, ceiling: .seconds(300))
+        #expect(probation.limit == nil, "nothing answered yet")
+        for _ in 0..<9 { probation.recordTurnaround(.milliseconds(100)) }
+        probation.recordTurnaround(.seconds(2))
+        #expect(probation.limit == .seconds(5), "the floor; one slow answer in ten is above the 90th percentile")
+        for _ in 0..<Probation.historyCount { probation.recordTurnaround(.seconds(2)) }
+        #expect(probation.limit == .seconds(16), "the old answers are forgotten")
+        #expect(probation.tailLimit == .seconds(4))
+        for _ in 0..<Probation.historyCount { probation.recordTurnaround(.seconds(40)) }
+        #expect(probation.limit == nil, "320 s is past the job deadline: the ordinary deadline, which counts, applies")
+    }
+
     @Test("a cancelled scan's jobs keep their credit until the worker answers them")
     func cancelKeepsCreditUntilAnswered() {
         let scheduler = Scheduler()

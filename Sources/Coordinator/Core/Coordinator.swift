@@ -55,7 +55,7 @@ final class Coordinator: Sendable {
     init(configuration: CoordinatorConfiguration, store: CullStore, work: any MessageTransport,
          control: (any MessageTransport)?, host: String, logger: Logger, clock: CoordinatorClock = CoordinatorClock()) {
         self.configuration = configuration
-        self.scheduler = Scheduler(clock: clock)
+        self.scheduler = Scheduler(clock: clock, probation: Probation(ceiling: configuration.jobDeadline))
         self.store = store
         self.work = work
         self.control = control

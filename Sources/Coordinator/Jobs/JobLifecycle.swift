@@ -128,9 +128,16 @@ struct JobLifecycle: Sendable, Equatable {
     /// dispatched → queued | split | failed: the coordinator takes the job back from the
     /// worker holding `attempt` (deadline passed, worker lost). With dispatches left it is
     /// queued again; otherwise a job of several photos is split, and a lone photo fails.
-    mutating func takeBack(attempt: Int64, maxDispatches: Int) throws(Refusal) -> TakeBack {
+    /// Not `counted` (a worker on probation held it too long, `Probation`): the dispatch is
+    /// given back and the job queued again, whatever it used.
+    mutating func takeBack(attempt: Int64, maxDispatches: Int, counted: Bool = true) throws(Refusal) -> TakeBack {
         guard case .dispatched(let current) = phase else { throw .wrongState(state) }
         guard current.attempt == attempt else { throw .otherAttempt(current: current.attempt) }
+        if !counted {
+            dispatches = max(0, dispatches - 1)
+            phase = .queued
+            return .requeue
+        }
         if dispatches < maxDispatches {
             phase = .queued
             return .requeue

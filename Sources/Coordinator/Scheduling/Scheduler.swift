@@ -67,11 +67,18 @@ final class Scheduler: Sendable {
         /// Its scan ended: the worker was told to stop. The credit stays taken until the worker
         /// answers or the deadline passes; nothing it sends is stored.
         var cancelled = false
+        /// When it was sent (its turnaround, and the probation limit, count from here).
+        var dispatchedAt: ContinuousClock.Instant
+        /// Taken back by `expired()` because its worker, on probation, held it too long: the
+        /// dispatch does not count against the job (`Probation`).
+        var takenOnProbation = false
 
         var workerID: String { lifecycle.dispatch?.workerID ?? "" }
         var attempt: Int64 { lifecycle.dispatch?.attempt ?? 0 }
         var deadline: ContinuousClock.Instant { lifecycle.dispatch?.deadline ?? .now }
-        var takeBackRequest: CullStore.TakeBackRequest { .init(jobID: spec.jobID, attempt: attempt, runsAlone: spec.runsAlone) }
+        var takeBackRequest: CullStore.TakeBackRequest {
+            .init(jobID: spec.jobID, attempt: attempt, runsAlone: spec.runsAlone, refundsDispatch: takenOnProbation)
+        }
     }
 
     /// A decision to send `spec` to `workerID`; becomes `InFlight` once recorded.
@@ -100,26 +107,40 @@ final class Scheduler: Sendable {
         /// Accepted results waiting to be stored: still the scheduler's to know about.
         var storing: Set<Int64> = []
         var counters = Cull_V1_Counters()
+        var probation: Probation
+        /// Dispatches taken back on probation, by job: a late answer to one still proves its
+        /// worker. Bounded: forgotten oldest first past `maxProbationTakeBacks`.
+        var probationTakeBacks: [Int64: (attempt: Int64, workerID: String)] = [:]
+        var probationTakeBackOrder: Deque<Int64> = []
     }
 
-    private let state = Mutex(State())
+    static let maxProbationTakeBacks = 4096
+
+    private let state: Mutex<State>
     /// What "now" is for heartbeats and deadlines (tests advance it by hand).
     let clock: CoordinatorClock
 
-    init(clock: CoordinatorClock = CoordinatorClock()) {
+    init(clock: CoordinatorClock = CoordinatorClock(), probation: Probation = Probation()) {
         self.clock = clock
+        self.state = Mutex(State(probation: probation))
     }
 
     // MARK: workers
 
     /// Registers a worker after HELLO, under `workerID` (the key its routing id gives every
     /// later message). A worker already known (it restarted or reconnected) loses the jobs it
-    /// held: they are returned for taking back.
+    /// held: they are returned for taking back. It keeps its missed deadlines and quarantine:
+    /// saying HELLO again must not wash away what it owes (it starts on probation again).
     func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8], keyName: String? = nil) -> [CullStore.TakeBackRequest] {
         state.withLock { state in
             let orphaned = state.release(workerID: workerID)
             let now = clock.now
-            state.workers[workerID] = Worker(id: workerID, routingID: routingID, hello: hello, keyName: keyName, lastHeard: now, joined: now)
+            var worker = Worker(id: workerID, routingID: routingID, hello: hello, keyName: keyName, lastHeard: now, joined: now)
+            if let known = state.workers[workerID] {
+                worker.missedDeadlines = known.missedDeadlines
+                worker.quarantinedUntil = known.quarantinedUntil
+            }
+            state.workers[workerID] = worker
             return orphaned
         }
     }
@@ -220,7 +241,7 @@ final class Scheduler: Sendable {
                 try lifecycle.dispatch(attempt: attempt, to: assignment.workerID, deadline: deadline)
             } catch { return nil }  // unreachable: a fresh lifecycle is queued
             spec.dispatches = lifecycle.dispatches
-            state.inFlight[jobID] = InFlight(spec: spec, lifecycle: lifecycle)
+            state.inFlight[jobID] = InFlight(spec: spec, lifecycle: lifecycle, dispatchedAt: clock.now)
             state.workers[assignment.workerID]!.jobs.insert(jobID)
             return routingID
         }
@@ -235,14 +256,19 @@ final class Scheduler: Sendable {
     /// its credit; anything else is refused before it is buffered.
     func resultArrived(_ result: Cull_V1_Result, from workerID: String) -> ResultAdmission {
         state.withLock { state in
-            guard let flight = state.inFlight[result.jobID] else { return .refused(nil) }
+            guard let flight = state.inFlight[result.jobID] else {
+                state.lateProbationAnswer(result, from: workerID)
+                return .refused(nil)
+            }
             do throws(JobLifecycle.Refusal) {
                 try flight.lifecycle.check(attempt: result.attempt, workerID: workerID, generation: result.generation)
             } catch {
+                state.lateProbationAnswer(result, from: workerID)
                 return .refused(error)
             }
             state.inFlight[result.jobID] = nil
             state.workers[workerID]?.jobs.remove(result.jobID)
+            if !flight.cancelled { state.probation.recordTurnaround(clock.now - flight.dispatchedAt) }
             // It answered: whatever it missed before, it has earned its credit back, and more.
             state.workers[workerID]?.missedDeadlines = 0
             state.workers[workerID]?.quarantinedUntil = nil
@@ -261,12 +287,29 @@ final class Scheduler: Sendable {
         }
     }
 
-    /// Jobs past their deadline: taken from their workers (credit freed). Cancelled ones
-    /// among them need nothing more; the others must be taken back.
+    /// Jobs past their deadline, or held past the probation limit by a worker that has not
+    /// answered yet (`takenOnProbation`): taken from their workers (credit freed). Cancelled
+    /// ones among them need nothing more; the others must be taken back.
     func expired() -> [InFlight] {
         let now = clock.now
         return state.withLock { state in
-            let late = state.inFlight.values.filter { $0.deadline < now }
+            // At a scan's tail (nothing queued, an answering worker with room) the shorter limit.
+            let tail = state.queue.isEmpty && state.assigning.isEmpty
+                && state.workers.values.contains { $0.answered > 0 && $0.free(at: now) > 0 }
+            let probationLimit = tail ? state.probation.tailLimit : state.probation.limit
+            var late: [InFlight] = []
+            for flight in state.inFlight.values {
+                if flight.deadline < now {
+                    late.append(flight)
+                    continue
+                }
+                guard let probationLimit, !flight.cancelled, now - flight.dispatchedAt > probationLimit,
+                      state.workers[flight.workerID]?.answered == 0 else { continue }
+                var taken = flight
+                taken.takenOnProbation = true
+                late.append(taken)
+                state.rememberProbationTakeBack(flight)
+            }
             for flight in late {
                 state.inFlight[flight.spec.jobID] = nil
                 state.workers[flight.workerID]?.jobs.remove(flight.spec.jobID)
@@ -316,6 +359,28 @@ final class Scheduler: Sendable {
 }
 
 extension Scheduler.State {
+    fileprivate mutating func rememberProbationTakeBack(_ flight: Scheduler.InFlight) {
+        if probationTakeBacks.updateValue((flight.attempt, flight.workerID), forKey: flight.spec.jobID) == nil {
+            probationTakeBackOrder.append(flight.spec.jobID)
+        }
+        while probationTakeBackOrder.count > Scheduler.maxProbationTakeBacks, let oldest = probationTakeBackOrder.popFirst() {
+            probationTakeBacks[oldest] = nil
+        }
+    }
+
+    /// A RESULT that is not the dispatch in flight, but answers one taken back from its worker
+    /// on probation: not stored (the fence holds), but the worker has shown it works and is
+    /// judged by the job deadline from now on.
+    fileprivate mutating func lateProbationAnswer(_ result: Cull_V1_Result, from workerID: String) {
+        guard let taken = probationTakeBacks[result.jobID], taken.attempt == result.attempt, taken.workerID == workerID,
+              var worker = workers[workerID] else { return }
+        probationTakeBacks[result.jobID] = nil
+        worker.answered = max(worker.answered, 1)
+        worker.missedDeadlines = 0
+        worker.quarantinedUntil = nil
+        workers[workerID] = worker
+    }
+
     /// Takes every job `workerID` holds away from it (credit and in-flight records), keeping
     /// the worker's entry; returns what must be taken back. Cancelled jobs need nothing more.
     fileprivate mutating func release(workerID: String) -> [CullStore.TakeBackRequest] {

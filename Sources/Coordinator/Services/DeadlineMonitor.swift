@@ -1,3 +1,4 @@
+import Logging
 import ServiceLifecycle
 import Shared
 
@@ -15,6 +16,8 @@ struct DeadlineMonitor: Service {
     let coordinator: Coordinator
     /// How late a tick may be before it counts as a stall of this process.
     static let stallAllowance: Duration = .seconds(1)
+    /// Jobs taken back on probation are logged a few times a minute, not each.
+    let probationLog = LogThrottle()
     init(_ coordinator: Coordinator) { self.coordinator = coordinator }
 
     func run() async {
@@ -43,23 +46,35 @@ struct DeadlineMonitor: Service {
     func expireDeadlines() async {
         let configuration = coordinator.configuration
         var late: [CullStore.TakeBackRequest] = []
+        var onProbation: [CullStore.TakeBackRequest] = []
         for flight in coordinator.scheduler.expired() {
             var cancel = Cull_V1_CancelJobs()
             cancel.jobIds = [flight.spec.jobID]
             cancel.attempts = [flight.attempt]
-            cancel.reason = "deadline passed"
+            cancel.reason = flight.takenOnProbation ? "held too long by a worker that has not answered yet" : "deadline passed"
             if let routingID = coordinator.scheduler.routingID(of: flight.workerID) {
                 coordinator.work.send([routingID] + WireCodec.encode(.cancelJobs(cancel)))
             }
             // A cancelled job's worker just never answered: its credit is back, nothing to redo.
             guard !flight.cancelled else { continue }
             let missed = coordinator.scheduler.worker(flight.workerID)?.missedDeadlines ?? 0
-            coordinator.logger.warning("job missed its deadline; requeueing, and the worker gets no new work for a while", metadata: [
+            let metadata: Logging.Logger.Metadata = [
                 "job": "\(flight.spec.jobID)", "worker": "\(flight.workerID)", "missed in a row": "\(missed)",
-                "no new work for": "\(Scheduler.quarantine(afterMissing: missed).millisecondsDescription)"])
-            late.append(flight.takeBackRequest)
+                "no new work for": "\(Scheduler.quarantine(afterMissing: missed).millisecondsDescription)"]
+            if flight.takenOnProbation {
+                // Fifty silent workers make a hundred of these at once: throttled.
+                probationLog.warning(coordinator.logger, """
+                    a worker that has not answered yet held a job longer than answering workers take; requeueing it (not counted \
+                    against the job), and the worker gets no new work for a while
+                    """, metadata: metadata)
+                onProbation.append(flight.takeBackRequest)
+            } else {
+                coordinator.logger.warning("job missed its deadline; requeueing, and the worker gets no new work for a while", metadata: metadata)
+                late.append(flight.takeBackRequest)
+            }
         }
         await coordinator.takeBack(late, reason: .timeout, why: "it missed its \(configuration.jobDeadline.millisecondsDescription) deadline")
+        await coordinator.takeBack(onProbation, reason: .timeout, why: "its worker, on probation, held it too long")
     }
 
     func removeSilentWorkers() async {

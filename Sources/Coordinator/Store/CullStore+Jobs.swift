@@ -37,6 +37,8 @@ extension CullStore {
         var attempt: Int64
         /// The scheduler's knowledge that this job must run alone (kept for its pieces too).
         var runsAlone = false
+        /// Taken back from a worker on probation: the dispatch is not counted against the job.
+        var refundsDispatch = false
     }
 
     /// What taking jobs back did.
@@ -66,7 +68,7 @@ extension CullStore {
                 var (record, lifecycle) = found
                 let decision: JobLifecycle.TakeBack
                 do throws(JobLifecycle.Refusal) {
-                    decision = try lifecycle.takeBack(attempt: request.attempt, maxDispatches: maxDispatches)
+                    decision = try lifecycle.takeBack(attempt: request.attempt, maxDispatches: maxDispatches, counted: !request.refundsDispatch)
                 } catch {
                     outcome.refused += 1
                     continue

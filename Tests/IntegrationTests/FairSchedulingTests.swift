@@ -1,0 +1,100 @@
+import Analysis
+import Foundation
+import GRDB
+import Shared
+import Synchronization
+import Testing
+
+/// Issue 11, point 4: workers that say HELLO with a huge capacity, heartbeat, and sit on the
+/// jobs they get must not keep an honest worker from finishing a scan. With the ordinary job
+/// deadline (300 s) alone they would hold their jobs for five minutes; on probation
+/// (`Probation`) they hold them only as long as answering workers take, then are quarantined.
+@Suite("Fair scheduling under silent workers", .serialized, .timeLimit(.minutes(5)))
+struct FairSchedulingTests {
+    /// Fifty workers that never answer, driven from one ZeroMQ context.
+    final class SilentCrowd: Sendable {
+        let context: ZMQContext
+        let peers: [FakePeer]
+        let jobsReceived = Atomic<Int>(0)
+        private let tasks = Mutex<[Task<Void, Never>]>([])
+
+        init(count: Int, endpoint: String) throws {
+            let shared = try ZMQContext()
+            context = shared
+            peers = try (0..<count).map { try FakePeer(dealerTo: endpoint, id: "silent-\($0)", sharing: shared) }
+        }
+
+        /// Says HELLO for each, then heartbeats every 100 ms and reads (and ignores) what comes.
+        func start() {
+            var started: [Task<Void, Never>] = []
+            for (index, peer) in peers.enumerated() {
+                peer.send(.hello(.with { $0.workerID = "silent-\(index)"; $0.capacity = 1_000; $0.pipelineVersion = PhotoAnalyzer.pipelineVersion }))
+                started.append(Task {
+                    while let message = await peer.socket.inbox.next() {
+                        if case .job = try? WireCodec.decode(message) { self.jobsReceived.add(1, ordering: .relaxed) }
+                    }
+                })
+            }
+            started.append(Task { [peers] in
+                while !Task.isCancelled {
+                    for peer in peers { peer.send(.heartbeat(Cull_V1_Heartbeat())) }
+                    try? await Task.sleep(for: .milliseconds(100))
+                }
+            })
+            tasks.withLock { $0 = started }
+        }
+
+        func stop() async {
+            let running = tasks.withLock { $0 }
+            running.last?.cancel()
+            for peer in peers { await peer.close() }
+            for task in running { await task.value }
+            let context = self.context
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                Thread.detachNewThread { context.terminate(); done.resume() }
+            }
+        }
+    }
+
+    /// Scans `root` and returns how long until every photo has an outcome.
+    func timeToAnalyse(_ cluster: Cluster, _ root: String, photos: Int, timeout: Duration) async throws -> Duration {
+        let start = ContinuousClock.now
+        let scan = try await cluster.startScan(root)
+        let done = try await cluster.waitFor(scan: scan, timeout: timeout) { $0.total == Int64(photos) && $0.done == Int64(photos) }
+        let elapsed = ContinuousClock.now - start
+        #expect(done.failed == 0, "no photo given up on")
+        return elapsed
+    }
+
+    @Test("fifty workers that heartbeat and hold their jobs without answering: one honest worker still finishes the scan within 3× its undisturbed time, every photo analysed")
+    func fiftySilentWorkers() async throws {
+        let cluster = try Cluster(serveArguments: ["--job-deadline", "300"])
+        // Two copies of one library: the second scan analyses every photo again.
+        let quiet = cluster.scratch.path + "/quiet", crowded = cluster.scratch.path + "/crowded"
+        let photos = try await writeLibrary(to: quiet, scenes: 100, width: 160, height: 120, extras: false).count
+        _ = try await writeLibrary(to: crowded, scenes: 100, width: 160, height: 120, extras: false)
+        try cluster.startServe()
+        try cluster.startWorker(0)
+        try await cluster.waitForWorkers(1)
+
+        let undisturbed = try await timeToAnalyse(cluster, quiet, photos: photos, timeout: .seconds(120))
+
+        let crowd = try SilentCrowd(count: 50, endpoint: cluster.work)
+        crowd.start()
+        try await cluster.waitForWorkers(51)
+        let disturbed = try await timeToAnalyse(cluster, crowded, photos: photos, timeout: undisturbed * 3 + .seconds(30))
+        let held = crowd.jobsReceived.load(ordering: .relaxed)
+        let workers = try await cluster.status()?.workers ?? []
+        await crowd.stop()
+
+        print("fair scheduling: \(photos) photos, undisturbed \(undisturbed), beside 50 silent workers \(disturbed) (\(held) jobs held by them)")
+        #expect(held >= 50, "the silent workers did get jobs to sit on")
+        #expect(disturbed <= undisturbed * 3, "undisturbed \(undisturbed), with the silent crowd \(disturbed)")
+        let quarantined = workers.filter { $0.workerID.hasPrefix("silent-") && $0.missedDeadlines > 0 }
+        #expect(quarantined.count >= 25, "the workers that sat on jobs were marked: \(quarantined.count) of 50")
+        let analysed = try await cluster.query { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photos WHERE status = 'analysed' AND path LIKE ?", arguments: ["%/crowded/%"]) ?? 0
+        }
+        #expect(analysed == photos)
+    }
+}
