@@ -15,10 +15,13 @@ struct PhotoPipeline: Sendable {
 
     let faults: FaultInjection
     let readPolicy: ReadPolicy
+    let metrics: WorkerMetrics
 
-    init(fetchThreads: Int, computeThreads: Int, readPolicy: ReadPolicy = ReadPolicy(), faults: FaultInjection = FaultInjection(environment: [:])) {
+    init(fetchThreads: Int, computeThreads: Int, readPolicy: ReadPolicy = ReadPolicy(), faults: FaultInjection = FaultInjection(environment: [:]),
+         metrics: WorkerMetrics = WorkerMetrics()) {
         self.faults = faults
         self.readPolicy = readPolicy
+        self.metrics = metrics
         fetchQueue = BlockingQueue(label: "cull.worker.fetch", limit: fetchThreads)
         computeQueue = BlockingQueue(label: "cull.worker.compute", limit: computeThreads)
         photosInFlight = ConcurrencyLimiter(limit: fetchThreads + computeThreads)
@@ -26,6 +29,13 @@ struct PhotoPipeline: Sendable {
 
     func analyze(_ photo: Cull_V1_PhotoRef, fetchTimeout: Duration, options: AnalysisOptions,
                  isCancelled: @Sendable () -> Bool) async -> Cull_V1_Outcome {
+        let outcome = await analyzeUncounted(photo, fetchTimeout: fetchTimeout, options: options, isCancelled: isCancelled)
+        metrics.finished(outcome)
+        return outcome
+    }
+
+    private func analyzeUncounted(_ photo: Cull_V1_PhotoRef, fetchTimeout: Duration, options: AnalysisOptions,
+                                  isCancelled: @Sendable () -> Bool) async -> Cull_V1_Outcome {
         var outcome = Cull_V1_Outcome()
         outcome.photoID = photo.photoID
         do {
@@ -44,15 +54,19 @@ struct PhotoPipeline: Sendable {
         let path = photo.path
         do {
             let faults = self.faults, policy = readPolicy
+            let fetchStarted = ContinuousClock.now
             let fetched = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
                 // The roots are checked here, on the fetch queue: resolving links is file system I/O.
                 let target = try policy.resolve(path)
                 faults.beforeRead(path)
                 return try PhotoFetcher.fetch(path: target, maxFileBytes: options.maxFileBytes)
             }
+            let analysisStarted = ContinuousClock.now
+            metrics.fetched(in: analysisStarted - fetchStarted)
             let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
                 try PhotoAnalyzer.analyze(fetched.bytes, path: path, options: options)
             }
+            metrics.analysed(in: ContinuousClock.now - analysisStarted)
             outcome.features = Cull_V1_Features(features, sha256: fetched.sha256, fileSize: fetched.bytes.count)
         } catch let failure as AnalysisFailure {
             outcome.failure = Cull_V1_Failure(failure)

@@ -67,6 +67,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(name: .customLong("server-key"), help: ArgumentHelp("The coordinator's public key (default: $CULL_SERVER_KEY). With --key: the connection is encrypted, and only that coordinator is spoken to.", valueName: "file"))
     var serverKey: String?
 
+    @Option(help: ArgumentHelp("Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (for example 127.0.0.1:9465): read and decode times, photos by outcome, jobs in hand, stuck reads. Unauthenticated: keep it on loopback or a network you trust. Default: $CULL_WORKER_METRICS, else none.", valueName: "host:port"))
+    var metrics: String?
+
     @Option(help: .hidden)
     var exitWithParent: Int32?
 
@@ -78,6 +81,9 @@ struct WorkerCommand: AsyncParsableCommand {
         }
         guard maxFileMb > 0, maxMegapixels > 0 else { throw ValidationError("--max-file-mb and --max-megapixels must be positive") }
         for root in roots where !root.hasPrefix("/") { throw ValidationError("--root \(root): give an absolute path") }
+        if let metrics {
+            do { _ = try MetricsEndpoint.parse(metrics) } catch let error as MetricsEndpointError { throw ValidationError(error.description) }
+        }
         for argument in pathMaps where ReadPolicy.mapping(argument) == nil {
             throw ValidationError("--path-map \(argument): expected FROM=TO, both absolute paths (e.g. /volume1/photos=/mnt/photos)")
         }
@@ -174,7 +180,22 @@ struct WorkerCommand: AsyncParsableCommand {
             let (welcomed, jobs) = daemon.state.withLock { ($0.isWelcomed, $0.jobsInFlight.count) }
             return welcomed ? "working for \(configuration.endpoint): \(jobs) jobs in hand" : "waiting for the coordinator at \(configuration.endpoint)"
         }
-        let services = daemon.services + [notify]
+        var services = daemon.services + [notify]
+        if let address = metrics ?? environment["CULL_WORKER_METRICS"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            let pipeline = daemon.pipeline
+            do {
+                let endpoint = try await MetricsEndpoint.bind(address, registry: pipeline.metrics.registry) {
+                    pipeline.metrics.sample(jobs: daemon.state.withLock { $0.jobsInFlight.count }, photosInFlight: pipeline.photosInFlight.inUse,
+                                            stuckReads: pipeline.fetchQueue.abandoned + pipeline.computeQueue.abandoned)
+                }
+                logger.info("serving metrics", metadata: ["url": "http://\(endpoint.boundAddress)/metrics"])
+                services.append(endpoint)
+            } catch {
+                await socket.close()
+                logger.critical("\(error)")
+                throw ExitCode(WorkerExitStatus.usage.rawValue)
+            }
+        }
         var groupConfiguration = ServiceGroupConfiguration(
             services: services.map { .init(service: $0, successTerminationBehavior: .gracefullyShutdownGroup) },
             gracefulShutdownSignals: [.sigterm, .sigint],

@@ -85,6 +85,9 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
     } catch let error as TimeoutError {
         printError("\(error.description); the disk or network mount may be hung")
         throw ExitCode.failure
+    } catch let error as MetricsEndpointError {
+        printError(error.description)
+        throw ExitCode.failure
     }
 }
 

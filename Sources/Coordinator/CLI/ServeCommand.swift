@@ -50,6 +50,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Listen on an address other machines can reach without --key (plain, unauthenticated TCP: any process that reaches it can take work and send results).")
     var insecure = false
 
+    @Option(help: ArgumentHelp(
+        "Serve Prometheus metrics over HTTP at http://HOST:PORT/metrics (for example 127.0.0.1:9464). Unauthenticated: keep it on loopback or a network you trust. Default: $CULL_METRICS, else none.",
+        valueName: "host:port"))
+    var metrics: String?
+
     @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
@@ -80,6 +85,9 @@ struct ServeCommand: AsyncParsableCommand {
                 """)
         }
         for root in libraryRoots where !root.hasPrefix("/") { throw ValidationError("--library-root \(root): give an absolute path") }
+        if let metrics {
+            do { _ = try MetricsEndpoint.parse(metrics) } catch let error as MetricsEndpointError { throw ValidationError(error.description) }
+        }
     }
 
     /// The key pair and the authorised keys, read on a thread of their own (files, perhaps on a
@@ -135,6 +143,14 @@ struct ServeCommand: AsyncParsableCommand {
                 var extra: [ServiceGroupConfiguration.ServiceConfiguration] = sockets.authentication.map { handler in
                     [.init(service: AuthenticationService(handler: handler, directory: authorized ?? "", logger: logger))]
                 } ?? []
+                if let address = metrics ?? environment["CULL_METRICS"].flatMap({ $0.isEmpty ? nil : $0 }) {
+                    let scheduler = coordinator.scheduler, results = coordinator.results, collected = coordinator.metrics
+                    let endpoint = try await MetricsEndpoint.bind(address, registry: collected.registry) {
+                        collected.sample(scheduler: scheduler, bufferedResults: results.count)
+                    }
+                    logger.info("serving metrics", metadata: ["url": "http://\(endpoint.boundAddress)/metrics"])
+                    extra.append(.init(service: endpoint))
+                }
                 // Last to start, first to stop: READY once everything runs, STOPPING as shutdown begins.
                 let scheduler = coordinator.scheduler
                 extra.append(.init(service: SystemdNotifyService(logger: logger) {

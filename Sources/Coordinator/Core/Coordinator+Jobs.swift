@@ -142,12 +142,15 @@ extension Coordinator {
             groupingBoard.end(scanID: scan.id)
         }
         do {
-            return try await groupingQueue.run(timeout: configuration.groupingTimeout, operation: "grouping scan \(scan.id)") {
+            let started = ContinuousClock.now
+            let groups = try await groupingQueue.run(timeout: configuration.groupingTimeout, operation: "grouping scan \(scan.id)") {
                 running.increment()
                 defer { running.decrement() }
                 beforeGrouping(stop)
                 return try grouper.groups(of: photos, features: store, progress: progress, shouldStop: { stop.isSet })
             }
+            metrics.groupingFinished(after: ContinuousClock.now - started)
+            return groups
         } catch let timeout as TimeoutError {
             stop.set()
             let message = "grouping \(photos.count) photos did not finish within \(timeout.timeout.millisecondsDescription) "

@@ -37,6 +37,8 @@ final class Coordinator: Sendable {
     let groupingsRunning = SharedCounter()
     /// The grouping running now and how far it is (`cull status`).
     let groupingBoard = GroupingBoard()
+    /// What `cull serve --metrics` serves.
+    let metrics = CoordinatorMetrics()
 
     /// Peers sending garbage get a few log lines a minute, not one per message.
     let dropLog = LogThrottle()

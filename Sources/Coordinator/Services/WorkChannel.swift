@@ -105,6 +105,7 @@ struct WorkChannel: Service {
         _ = scheduler.heard(from: workerID)
         switch scheduler.resultArrived(result, from: workerID) {
         case .accepted:
+            coordinator.metrics.received(result.outcomes)
             do {
                 try await coordinator.results.append(ReceivedResult(result: result, workerID: workerID, pipelineVersion: worker.hello.pipelineVersion))
             } catch {
