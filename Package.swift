@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The daemons' settings: flags, environment, configuration file (`LayeredArguments`).
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
     ],
     targets: [
         // No pkgConfig here: libzmq.pc pulls in krb5-gssapi's "-isystem" flags, which SwiftPM
@@ -76,6 +78,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strictSwift6
         ),

@@ -43,7 +43,8 @@ if [ -z "$root" ] && command -v systemctl >/dev/null && [ -d /run/systemd/system
 fi
 cat <<MSG
 install: done. Next:
-  edit ${root}/etc/cull/cull.env (library folders: --root in CULL_WORKER_ARGS, --library-root)
+  edit ${root}/etc/cull/cull.env (library folders: CULL_WORKER_ROOTS, CULL_LIBRARY_ROOTS);
+  cull serve --check-config and cull-worker --check-config print what the daemons will use
   for workers on other machines: keys (deploy/README.md, "More machines")
   systemctl enable --now cull cull-worker@1 cull-worker@2
   add people who may scan to group cull: usermod -aG cull NAME

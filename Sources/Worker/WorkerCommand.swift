@@ -73,6 +73,8 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: .hidden)
     var exitWithParent: Int32?
 
+    @OptionGroup var configFile: ConfigurationOptions
+
     @OptionGroup var daemonOptions: DaemonOptions
 
     func validate() throws {
@@ -113,10 +115,8 @@ struct WorkerCommand: AsyncParsableCommand {
 
     /// `--key` and `--server-key` (or CULL_KEY and CULL_SERVER_KEY) read: both or neither. Reads
     /// files: `run` calls it on a blocking queue under a deadline.
-    func curveKeys(environment: [String: String]) throws -> WorkerCurve? {
-        let secret = key ?? environment["CULL_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        let server = serverKey ?? environment["CULL_SERVER_KEY"].flatMap { $0.isEmpty ? nil : $0 }
-        switch (secret, server) {
+    func curveKeys() throws -> WorkerCurve? {
+        switch (key, serverKey) {
         case (nil, nil): return nil
         case (let secret?, let server?):
             do {
@@ -138,7 +138,7 @@ struct WorkerCommand: AsyncParsableCommand {
         do {
             let command = self
             (readPolicy, curve) = try await BlockingQueue(label: "cull-worker.setup", limit: 1).run(timeout: .seconds(30), operation: "resolving the --root folders and reading the keys") {
-                (try command.readPolicy(), try command.curveKeys(environment: environment))
+                (try command.readPolicy(), try command.curveKeys())
             }
         } catch {
             logger.critical("\(error)")
@@ -181,7 +181,7 @@ struct WorkerCommand: AsyncParsableCommand {
             return welcomed ? "working for \(configuration.endpoint): \(jobs) jobs in hand" : "waiting for the coordinator at \(configuration.endpoint)"
         }
         var services = daemon.services + [notify]
-        if let address = metrics ?? environment["CULL_WORKER_METRICS"].flatMap({ $0.isEmpty ? nil : $0 }) {
+        if let address = metrics {
             let pipeline = daemon.pipeline
             do {
                 let endpoint = try await MetricsEndpoint.bind(address, registry: pipeline.metrics.registry) {

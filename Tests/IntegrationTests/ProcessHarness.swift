@@ -55,6 +55,9 @@ final class Child: Sendable {
         let arguments = executable == "python3" ? ["python3"] + arguments : arguments
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
+        // The daemons read /etc/cull/cull.env (as root) unless told otherwise: tests take only
+        // the settings they give.
+        env["CULL_CONFIG"] = "none"
         env.merge(environment) { $1 }
         process.environment = env
         process.standardInput = FileHandle.nullDevice

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import Shared
 
 @main
@@ -18,4 +19,47 @@ struct CullCommand: AsyncParsableCommand {
             SampleLibraryCommand.self, KeygenCommand.self,
         ]
     )
+
+    /// Parses and runs the command. `cull serve`'s command line is first filled in from the
+    /// environment and the configuration file (`LayeredArguments`), and `--check-config` prints
+    /// the outcome instead of serving.
+    static func main() async {
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        var layered: LayeredArguments?
+        if arguments.first == "serve" {
+            do {
+                let resolved = try await LayeredArguments.resolve(Array(arguments.dropFirst()), settings: ServeCommand.settings,
+                                                                  environment: ProcessInfo.processInfo.environment)
+                arguments = ["serve"] + resolved.arguments
+                layered = resolved
+            } catch {
+                printError("\(error)")
+                exit(withError: ExitCode.failure)
+            }
+        }
+        do {
+            var command = try parseAsRoot(arguments)
+            if let serve = command as? ServeCommand, serve.configFile.checkConfig, let layered {
+                print(layered.report(serve, settings: ServeCommand.settings))
+                do {
+                    try await serve.checkFiles()
+                } catch {
+                    printError("\(error)")
+                    exit(withError: ExitCode.failure)
+                }
+                print("\nconfiguration valid")
+                return
+            }
+            if var command = command as? any AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            if let layered, let origin = layered.provenance(of: message(for: error), settings: ServeCommand.settings) {
+                printError(origin)
+            }
+            exit(withError: error)
+        }
+    }
 }

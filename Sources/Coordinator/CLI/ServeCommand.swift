@@ -55,6 +55,8 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "host:port"))
     var metrics: String?
 
+    @OptionGroup var configFile: ConfigurationOptions
+
     @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
 
@@ -103,6 +105,17 @@ struct ServeCommand: AsyncParsableCommand {
             }
             let keys = try AuthorizedKeys.load(directory: authorized)
             return CoordinatorSockets.Curve(keyPair: pair, authorized: keys)
+        }
+    }
+
+    /// `--check-config`: the files the configuration names can be read (the database's folder
+    /// and the keys); throws with what is wrong.
+    func checkFiles() async throws {
+        _ = try await curveSettings()
+        let folder = (absolutePath(db) as NSString).deletingLastPathComponent
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            throw CoordinatorError(description: "--db \(db): its folder \(folder) does not exist")
         }
     }
 

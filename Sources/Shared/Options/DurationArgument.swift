@@ -26,5 +26,11 @@ public struct DurationArgument: ExpressibleByArgument, Sendable, Equatable, Cust
 
     public var description: String { duration.millisecondsDescription }
 
+    /// The duration as a flag takes it back: "30s", "250ms".
+    public var argumentText: String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000)s" : "\(milliseconds)ms"
+    }
+
     public static var defaultCompletionKind: CompletionKind { .default }
 }
