@@ -112,6 +112,31 @@ struct CurveTests {
         #expect(listing.stdout.contains("shared-id\t") && listing.stdout.contains("\towner\t"), "\(listing.stdout)")
     }
 
+    @Test("a control endpoint other machines reach speaks CURVE: an authorised client key (flags or CULL_KEY) is answered; no key and a stranger's key get no answer, the stranger logged")
+    func remoteControl() async throws {
+        let scratch = try Scratch()
+        let (keys, authorized, publicKeys) = try await keyFolders(in: scratch, names: ["admin", "stranger"], authorized: ["admin"])
+        let stranger = try #require(publicKeys["stranger"])
+        let ports = try freePorts(2)
+        let serve = try Child("cull", ["serve", "--db", scratch.path + "/db.sqlite", "--work", "tcp://127.0.0.1:\(ports[0])",
+                                       "--control", "tcp://0.0.0.0:\(ports[1])", "--key", keys + "/coordinator.secret", "--authorized", authorized],
+                              in: scratch.path)
+        defer { serve.signal(SIGKILL) }
+        let control = ["--control", "tcp://127.0.0.1:\(ports[1])", "--timeout", "2"]
+        func status(key: String?, environment: [String: String] = [:]) async throws -> (status: Int32, stdout: String, stderr: String) {
+            let curve = key.map { ["--key", keys + "/\($0).secret", "--server-key", keys + "/coordinator.public"] } ?? []
+            return try await runCommand("cull", ["status"] + control + curve, environment: environment, in: scratch.path)
+        }
+        try await waitUntil("the authorised client answered") { try await status(key: "admin").status == 0 }
+        let viaEnvironment = try await status(key: nil, environment: ["CULL_KEY": keys + "/admin.secret", "CULL_SERVER_KEY": keys + "/coordinator.public"])
+        #expect(viaEnvironment.status == 0, "\(viaEnvironment.stderr)")
+        let plain = try await status(key: nil)
+        #expect(plain.status != 0 && plain.stderr.contains("answers only clients with an authorised key"), "\(plain.stderr)")
+        let refused = try await status(key: "stranger")
+        #expect(refused.status != 0 && refused.stderr.contains("--authorized folder"), "\(refused.stderr)")
+        try await waitUntil("the stranger's refusal logged") { serve.stderr.contains("a connection was refused") && serve.stderr.contains(stranger) }
+    }
+
     @Test("cull serve refuses an address other machines reach without keys, and half a key setup; --insecure lets it listen")
     func refusesOpenEndpoints() async throws {
         let scratch = try Scratch()
@@ -120,7 +145,7 @@ struct CurveTests {
         let refused = try await runCommand("cull", open, in: scratch.path)
         #expect(refused.status != 0 && refused.stderr.contains("cull keygen") && refused.stderr.contains("--insecure"), "\(refused.stderr)")
         let control = try await runCommand("cull", ["serve", "--db", scratch.path + "/db.sqlite", "--control", "tcp://0.0.0.0:\(ports[1])"], in: scratch.path)
-        #expect(control.status != 0 && control.stderr.contains("control endpoint has no authentication"), "\(control.stderr)")
+        #expect(control.status != 0 && control.stderr.contains("without --key anyone reaching it") && control.stderr.contains("--insecure"), "\(control.stderr)")
         let half = try await runCommand("cull", ["serve", "--db", scratch.path + "/db.sqlite", "--key", scratch.path + "/k.secret"], in: scratch.path)
         #expect(half.status != 0 && half.stderr.contains("--authorized"), "\(half.stderr)")
         let insecure = try Child("cull", open + ["--insecure"], in: scratch.path)

@@ -13,10 +13,28 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the daemon's answer.")
     var timeout: Double = 10
 
+    @OptionGroup var keys: ClientKeyOptions
+
     var client: ControlClient {
-        ControlClient(
-            endpoint: Endpoints.control(control, environment: ProcessInfo.processInfo.environment),
-            timeout: .milliseconds(Int64(timeout * 1000)))
+        let environment = ProcessInfo.processInfo.environment
+        return ControlClient(endpoint: Endpoints.control(control, environment: environment),
+                             timeout: .milliseconds(Int64(timeout * 1000)), keyFiles: keys.files(environment: environment))
+    }
+}
+
+/// A client's CURVE keys, for a daemon whose control endpoint other machines reach.
+struct ClientKeyOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "This client's secret key (`cull keygen`; default: $CULL_KEY), for a daemon whose control endpoint other machines reach: it speaks CURVE, and its --authorized folder must hold this key's .public file.",
+        valueName: "file"))
+    var key: String?
+
+    @Option(name: .customLong("server-key"), help: ArgumentHelp("The daemon's public key (default: $CULL_SERVER_KEY), with --key.", valueName: "file"))
+    var serverKey: String?
+
+    func files(environment: [String: String]) -> (secret: String?, server: String?) {
+        let nonEmpty = { (name: String) in environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        return (key ?? nonEmpty("CULL_KEY"), serverKey ?? nonEmpty("CULL_SERVER_KEY"))
     }
 }
 

@@ -14,10 +14,13 @@ struct ResultsSourceOptions: ParsableArguments {
     @Option(help: "Seconds to wait for the daemon's answer.")
     var timeout: Double = 10
 
+    @OptionGroup var keys: ClientKeyOptions
+
     /// One request answered by the daemon, or by the database as the daemon would answer it.
     func answer(_ request: Cull_V1_Envelope.OneOf_Command) async throws -> Cull_V1_Envelope.OneOf_Command {
         if let control {
-            let client = ControlClient(endpoint: Endpoints.control(control, environment: [:]), timeout: .milliseconds(Int64(timeout * 1000)))
+            let client = ControlClient(endpoint: Endpoints.control(control, environment: [:]), timeout: .milliseconds(Int64(timeout * 1000)),
+                                       keyFiles: keys.files(environment: ProcessInfo.processInfo.environment))
             return try await client.request(request)
         }
         let store = try await openStore()

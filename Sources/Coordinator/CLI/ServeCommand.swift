@@ -79,11 +79,12 @@ struct ServeCommand: AsyncParsableCommand {
                 --insecure on a network you trust.
                 """)
         }
-        if !insecure && !Endpoints.isLocal(control) {
+        if key == nil && !insecure && !Endpoints.isLocal(control) {
             throw ValidationError("""
-                --control \(control) can be reached from other machines, and the control endpoint has no authentication \
-                yet: anyone reaching it could start, cancel and read scans. Keep it on 127.0.0.1 (or an ipc:// path) and \
-                run `cull` on this machine (over ssh), or pass --insecure on a network you trust.
+                --control \(control) can be reached from other machines, and without --key anyone reaching it could \
+                start, cancel and read scans. With --key and --authorized it speaks CURVE to authorised clients only \
+                (`cull status --key CLIENT.secret --server-key coordinator.public`); or keep it on an ipc:// path or \
+                127.0.0.1 and run `cull` on this machine (over ssh); or pass --insecure on a network you trust.
                 """)
         }
         for root in libraryRoots where !root.hasPrefix("/") { throw ValidationError("--library-root \(root): give an absolute path") }

@@ -70,6 +70,13 @@ struct CoordinatorSockets: Sendable {
                         if let file { try ControlSocketFile.prepare(file) }
                         let thread = try SocketThread(name: "cull.control", context: context, type: .router, logger: logger) { socket in
                             try configureRouter(socket)
+                            // A control endpoint other machines reach speaks CURVE, to the same
+                            // authorised keys as the work endpoint (workers' and clients').
+                            if let curve, !Endpoints.isLocal(endpoint) {
+                                try socket.setOption(ZMQ_CURVE_SERVER, Int32(1))
+                                try socket.setOption(ZMQ_CURVE_SECRETKEY, bytes: curve.keyPair.secretKey.bytes)
+                                try socket.setOption(ZMQ_ZAP_DOMAIN, bytes: Array("cull".utf8))
+                            }
                             try socket.bind(endpoint)
                         }
                         if let file {
