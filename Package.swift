@@ -59,6 +59,11 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]
         ),
         .systemLibrary(
+            name: "CTIFF",
+            pkgConfig: "libtiff-4",
+            providers: [.apt(["libtiff-dev"])]
+        ),
+        .systemLibrary(
             name: "CHeif",
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
@@ -89,6 +94,7 @@ let package = Package(
                 "CPNG",
                 "CWebP",
                 "CHeif",
+                "CTIFF",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift6

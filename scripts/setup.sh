@@ -10,6 +10,7 @@ packages=(
   libpng-dev            # PNG decode (CPNG)
   libwebp-dev           # WebP decode with scaling (CWebP)
   libheif-dev           # HEIC/HEIF decode (CHeif; HEVC through libde265)
+  libtiff-dev           # TIFF decode (CTIFF)
   libheif-examples      # heif-enc: tests write HEICs with thumbnail items (--previews)
   libjpeg-turbo-progs   # jpegtran: tests crop JPEGs losslessly keeping their EXIF (stale previews)
   libsqlite3-dev        # SQLite for GRDB

@@ -47,7 +47,7 @@ public enum PhotoAnalyzer {
     /// 4: six band windows, the mirror pHash, the content box inside borders, the chroma layout.
     public static let pipelineVersion: UInt32 = 4
 
-    public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif]
+    public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif, .tiff]
 
     public static func analyze(_ bytes: [UInt8], path: String, options: AnalysisOptions) throws(AnalysisFailure) -> PhotoFeatures {
         guard let format = PhotoFormat.detect(bytes) else {
@@ -69,6 +69,15 @@ public enum PhotoAnalyzer {
             // thumbnail was decoded in its place.
             return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), chroma: decoded.chroma, width: decoded.width,
                             height: decoded.height, metadata: decoded.metadata, fromPreview: decoded.fromPreview)
+        case .tiff:
+            let decoded = try TIFFDecoder.decode(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels)
+            var metadata = TIFFMetadataReader.read(bytes[...])
+            metadata.orientation = decoded.orientation
+            let swaps = decoded.orientation >= 5
+            let oriented = decoded.pixels.oriented(decoded.orientation)
+            return features(.tiff, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
+                            width: swaps ? decoded.height : decoded.width,
+                            height: swaps ? decoded.width : decoded.height, metadata: metadata)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images are not supported by this worker (pipeline \(pipelineVersion))")
         }

@@ -46,6 +46,9 @@ public enum ReviewThumbnail {
         case .heif:
             let decoded = try HEIFDecoder.decode(bytes, path: path, maxPixels: maxPixels, usePreviews: true)
             return DecodedPixels(luma: decoded.image, chroma: decoded.chroma)
+        case .tiff:
+            let decoded = try TIFFDecoder.decode(bytes, path: path, minShortSide: side, maxPixels: maxPixels)
+            return decoded.pixels.oriented(decoded.orientation)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images cannot be shown")
         }

@@ -37,6 +37,26 @@ struct MigrationTests {
         }
     }
 
+    @Test("v10 releases photos recorded unsupported (TIFF was), and only those, for the next scan to analyse")
+    func unsupportedReleased() throws {
+        let database = try DatabaseQueue()
+        try Migrations.migrator.migrate(database, upTo: "v9: keepers chosen by a policy, with their reasons; which file each path is; walk filters")
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
+            try db.execute(sql: """
+                INSERT INTO photos (id, library_id, path, size, mtime_ns, seen_generation, status, error_kind, pipeline_version) VALUES
+                    (1, 1, '/lib/scan.tif', 10, 20, 1, 'failed', 'unsupported', 4),
+                    (2, 1, '/lib/cut.jpg', 11, 21, 1, 'failed', 'corrupt', 4),
+                    (3, 1, '/lib/a.jpg', 12, 22, 1, 'analysed', NULL, 4)
+                """)
+        }
+        try Migrations.migrator.migrate(database)
+        let versions = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, pipeline_version FROM photos ORDER BY id").map { $0["pipeline_version"] as Int64? }
+        }
+        #expect(versions == [nil, 4, 4])
+    }
+
     @Test("v8: selecting a scan's photos reads the status index, and marking a photo seen moves no index entry")
     func seenIsNotIndexed() throws {
         let database = try DatabaseQueue()

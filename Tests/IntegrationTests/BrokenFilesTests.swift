@@ -209,7 +209,7 @@ struct BrokenCorpus: Sendable {
     let folder: String
     /// Two byte-identical copies of one photo.
     let copies: [String]
-    /// One picture as baseline, progressive, Adobe YCCK and Adobe CMYK JPEG: one group.
+    /// One picture as baseline, progressive, Adobe YCCK and Adobe CMYK JPEG and a 16-bit TIFF: one group.
     let encodings: [String]
     /// Every photo that must be analysed.
     let good: [String]
@@ -271,6 +271,16 @@ struct BrokenCorpus: Sendable {
         try add("huge.jpg", hugeJPEG, "too_large", cause: "60000x60000")
         try add("notes.jpg", Array("Shopping list: milk, eggs, film.\n".utf8), "unsupported", cause: "not a recognised image format")
 
+        // TIFFs: cut halfway through the pixels, a directory offset past the end, a 60000x60000
+        // header.
+        let tiff = SampleTIFF.encode(photo)
+        try add("cut.tif", Array(tiff.prefix(tiff.count / 2)), "corrupt", cause: "TIFF data is damaged")
+        var lostDirectory = tiff
+        lostDirectory[4] = 0xF0
+        try add("lost-directory.tif", lostDirectory, "corrupt", cause: "TIFF header or first directory is unreadable")
+        let hugeTIFF = SampleTIFF.encode(RGBImage(width: 16, height: 16, pixels: [UInt8](repeating: 90, count: 16 * 16 * 3)))
+        try add("huge.tif", hugeTIFF.replacing(entry: 256, with: 60_000).replacing(entry: 257, with: 60_000), "too_large", cause: "60000x60000")
+
         let locked = try write("locked.jpg", jpeg)
         guard chmod(locked, 0) == 0 else { throw HarnessError("chmod 000 \(locked) failed") }
         cases.append(Case(name: "locked.jpg", path: locked, kinds: ["unreadable"], cause: "Permission denied"))
@@ -296,6 +306,8 @@ struct BrokenCorpus: Sendable {
                                 ("scene-cmyk.jpg", JPEGEncoder.Options(quality: 90, colorSpace: .adobeCMYK))] {
             encodings.append(try write(name, try JPEGEncoder.encode(rgb: scene.pixels, width: width, height: height, options: options)))
         }
+        // The same picture as a 16-bit tiled TIFF export: grouped with its JPEGs.
+        encodings.append(try write("scene-export.tif", SampleTIFF.encode(scene, layout: SampleTIFF.Layout(bitsPerSample: 16, tileSide: 64))))
         return BrokenCorpus(root: root, cases: cases, locked: locked, fifo: fifo, folder: folder, copies: copies,
                             encodings: encodings, good: copies + encodings + [insidePath])
     }
@@ -308,5 +320,20 @@ struct BrokenCorpus: Sendable {
             for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
         }
         return crc ^ 0xFFFF_FFFF
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// A little-endian TIFF whose first directory's LONG entry `tag` holds `value` instead.
+    func replacing(entry tag: UInt16, with value: UInt32) -> [UInt8] {
+        var bytes = self
+        let directory = Int(bytes[4]) | Int(bytes[5]) << 8 | Int(bytes[6]) << 16 | Int(bytes[7]) << 24
+        let count = Int(bytes[directory]) | Int(bytes[directory + 1]) << 8
+        for index in 0..<count {
+            let entry = directory + 2 + 12 * index
+            guard Int(bytes[entry]) | Int(bytes[entry + 1]) << 8 == Int(tag) else { continue }
+            for byte in 0..<4 { bytes[entry + 8 + byte] = UInt8(truncatingIfNeeded: value >> (8 * byte)) }
+        }
+        return bytes
     }
 }

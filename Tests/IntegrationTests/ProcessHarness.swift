@@ -122,16 +122,20 @@ final class Child: Sendable {
     }
 }
 
-/// Runs a command to completion (with a deadline) and returns status and output.
-/// Polls `condition` every 100 ms until it holds; throws, naming `what`, at the deadline.
-func waitUntil(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+/// Polls `condition` every 100 ms until it holds; throws, naming `what`, at the deadline. The
+/// condition is always asked once more at the deadline: a test process whose threads were all
+/// busy (the whole suite runs in parallel on two cores) must not fail a wait it never checked.
+func waitUntil(_ what: @autoclosure () -> String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(100))
     }
-    throw HarnessError("\(what): not within \(timeout)")
+    if try await condition() { return }
+    throw HarnessError("\(what()): not within \(timeout)")
 }
+
+/// Runs a command to completion (with a deadline) and returns status and output.
 
 func runCommand(_ executable: String, _ arguments: [String], environment: [String: String] = [:], in directory: String,
                 timeout: Duration = .seconds(120)) async throws -> (status: Int32, stdout: String, stderr: String) {

@@ -54,4 +54,18 @@ public struct DecodedPixels: Sendable {
     public func oriented(_ orientation: Int) -> DecodedPixels {
         DecodedPixels(luma: luma.oriented(orientation), chroma: chroma?.oriented(orientation))
     }
+
+    /// From packed 8-bit RGB: luma with JPEG's own weights (BT.601 on the stored values, so a
+    /// PNG or TIFF copy's tones match its JPEG's) and half-resolution chroma.
+    public static func fromRGB(_ rgb: [UInt8], width: Int, height: Int) -> DecodedPixels {
+        var pixels = [UInt8](repeating: 0, count: width * height)
+        rgb.withUnsafeBufferPointer { source in
+            for index in pixels.indices {
+                let r = Int(source[3 * index]), g = Int(source[3 * index + 1]), b = Int(source[3 * index + 2])
+                pixels[index] = UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
+            }
+        }
+        let chroma = rgb.withUnsafeBufferPointer { ChromaPlanes.fromRGB($0, width: width, height: height, rowBytes: width * 3) }
+        return DecodedPixels(luma: GrayImage(width: width, height: height, pixels: pixels), chroma: chroma)
+    }
 }

@@ -15,7 +15,7 @@ public enum PNGDecoder {
         guard width * height <= maxPixels else {
             throw AnalysisFailure(.tooLarge, "\(path): \(width)x\(height) is \(width * height / 1_000_000) MP, over the \(maxPixels / 1_000_000) MP limit (raise --max-megapixels to analyse it)")
         }
-        // RGB, then luma with JPEG's own weights (BT.601 on the stored values): libpng's gray
+        // RGB, then luma with JPEG's own weights (`DecodedPixels.fromRGB`): libpng's gray
         // conversion is gamma-correct, which would make a PNG copy's tones differ from its JPEG.
         image.format = UInt32(PNG_FORMAT_RGB)
         var rgb = [UInt8](repeating: 0, count: width * height * 3)
@@ -25,15 +25,7 @@ public enum PNGDecoder {
             png_image_finish_read(&image, &background, $0.baseAddress, Int32(width * 3), nil)
         }
         guard finished != 0 else { throw AnalysisFailure(.corrupt, "\(path): PNG data is damaged: \(message(&image))") }
-        var pixels = [UInt8](repeating: 0, count: width * height)
-        rgb.withUnsafeBufferPointer { source in
-            for index in pixels.indices {
-                let r = Int(source[3 * index]), g = Int(source[3 * index + 1]), b = Int(source[3 * index + 2])
-                pixels[index] = UInt8((19595 * r + 38470 * g + 7471 * b + 32768) >> 16)
-            }
-        }
-        let chroma = rgb.withUnsafeBufferPointer { ChromaPlanes.fromRGB($0, width: width, height: height, rowBytes: width * 3) }
-        return DecodedPixels(luma: GrayImage(width: width, height: height, pixels: pixels), chroma: chroma)
+        return DecodedPixels.fromRGB(rgb, width: width, height: height)
     }
 
     private static func message(_ image: inout png_image) -> String {

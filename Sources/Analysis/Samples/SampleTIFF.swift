@@ -1,0 +1,89 @@
+/// Writes uncompressed TIFF photos, as scanners and raw developers export them, for tests and
+/// sample libraries: 8- or 16-bit samples, RGB or grayscale, in strips or tiles, with an
+/// Orientation tag and the camera's tags.
+public enum SampleTIFF {
+    public struct Layout: Sendable {
+        public var bitsPerSample = 8
+        public var grayscale = false
+        /// Tiles of this side (a multiple of 16); nil: strips of about 8 KB.
+        public var tileSide: Int?
+        public var orientation = 1
+        public var make: String?
+        public var model: String?
+
+        public init(bitsPerSample: Int = 8, grayscale: Bool = false, tileSide: Int? = nil, orientation: Int = 1,
+                    make: String? = nil, model: String? = nil) {
+            self.bitsPerSample = bitsPerSample
+            self.grayscale = grayscale
+            self.tileSide = tileSide
+            self.orientation = orientation
+            self.make = make
+            self.model = model
+        }
+    }
+
+    public static func encode(_ image: RGBImage, layout: Layout = Layout()) -> [UInt8] {
+        let samples = layout.grayscale ? 1 : 3
+        let sampleBytes = layout.bitsPerSample / 8
+        let pixelBytes = samples * sampleBytes
+        // One pixel's stored bytes (little-endian 16-bit samples are the 8-bit value times 257).
+        func pixel(_ x: Int, _ y: Int) -> [UInt8] {
+            let base = 3 * (y * image.width + x)
+            let r = Int(image.pixels[base]), g = Int(image.pixels[base + 1]), b = Int(image.pixels[base + 2])
+            let gray: Int = (19595 * r + 38470 * g + 7471 * b + 32768) >> 16
+            let values: [UInt8] = layout.grayscale ? [UInt8(gray)] : [UInt8(r), UInt8(g), UInt8(b)]
+            return sampleBytes == 1 ? values : values.flatMap { littleEndian(UInt16($0) * 257) }
+        }
+        var chunks: [[UInt8]] = []
+        var entries: [TIFFWriter.Entry] = []
+        if let side = layout.tileSide {
+            for tileY in stride(from: 0, to: image.height, by: side) {
+                for tileX in stride(from: 0, to: image.width, by: side) {
+                    var tile: [UInt8] = []
+                    tile.reserveCapacity(side * side * pixelBytes)
+                    for y in tileY..<(tileY + side) {
+                        for x in tileX..<(tileX + side) {
+                            tile += x < image.width && y < image.height ? pixel(x, y) : [UInt8](repeating: 0, count: pixelBytes)
+                        }
+                    }
+                    chunks.append(tile)
+                }
+            }
+            entries += [.long(322, UInt32(side)), .long(323, UInt32(side))]
+        } else {
+            let rowsPerStrip = max(1, 8192 / (image.width * pixelBytes))
+            for top in stride(from: 0, to: image.height, by: rowsPerStrip) {
+                var strip: [UInt8] = []
+                for y in top..<min(image.height, top + rowsPerStrip) {
+                    for x in 0..<image.width { strip += pixel(x, y) }
+                }
+                chunks.append(strip)
+            }
+            entries.append(.long(278, UInt32(rowsPerStrip)))
+        }
+        let (offsetsTag, countsTag): (UInt16, UInt16) = layout.tileSide == nil ? (273, 279) : (324, 325)
+        entries += [
+            .long(256, UInt32(image.width)), .long(257, UInt32(image.height)),
+            TIFFWriter.Entry(tag: 258, type: .short, count: UInt32(samples), value: (0..<samples).flatMap { _ in littleEndian(UInt16(layout.bitsPerSample)) }),
+            .short(259, 1), .short(262, layout.grayscale ? 1 : 2), .short(274, UInt16(layout.orientation)), .short(277, UInt16(samples)),
+            .short(284, 1),
+            longs(countsTag, chunks.map { UInt32($0.count) }),
+        ]
+        if let make = layout.make { entries.append(.ascii(271, make)) }
+        if let model = layout.model { entries.append(.ascii(272, model)) }
+        // The pixel data follows the directory: its size (and so the offsets) does not depend on
+        // the offsets' values.
+        let placeholder = entries + [longs(offsetsTag, chunks.map { _ in 0 })]
+        var offset = UInt32(TIFFWriter.headerSize + TIFFWriter.size(of: placeholder))
+        var offsets: [UInt32] = []
+        for chunk in chunks {
+            offsets.append(offset)
+            offset += UInt32(chunk.count)
+        }
+        return TIFFWriter.block(ifds: [entries + [longs(offsetsTag, offsets)]], nextIFD: [0], trailer: chunks.flatMap { $0 })
+    }
+
+    private static func longs(_ tag: UInt16, _ values: [UInt32]) -> TIFFWriter.Entry {
+        TIFFWriter.Entry(tag: tag, type: .long, count: UInt32(values.count), value: values.flatMap { littleEndian($0) })
+    }
+}
