@@ -59,6 +59,10 @@ let package = Package(
             providers: [.apt(["libwebp-dev"])]
         ),
         .systemLibrary(
+            name: "CLibRaw",
+            providers: [.apt(["libraw-dev"])]
+        ),
+        .systemLibrary(
             name: "CTIFF",
             pkgConfig: "libtiff-4",
             providers: [.apt(["libtiff-dev"])]
@@ -95,6 +99,7 @@ let package = Package(
                 "CWebP",
                 "CHeif",
                 "CTIFF",
+                "CLibRaw",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift6

@@ -25,11 +25,11 @@ case "$target" in
     mapfile -t sources < <(ls fuzz/AnalyzerFuzzTarget.swift Sources/Analysis/*.swift Sources/Analysis/*/*.swift \
       | grep -v -e PhotoFetcher.swift -e /Samples/)
     flags=()
-    for module in CTurboJPEG CPNG CWebP CHeif CTIFF; do flags+=(-I "Sources/$module"); done
+    for module in CTurboJPEG CPNG CWebP CHeif CTIFF CLibRaw; do flags+=(-I "Sources/$module"); done
     for pc in libturbojpeg libpng libwebp libheif libtiff-4; do
       for flag in $(pkg-config --cflags-only-I "$pc"); do flags+=(-Xcc "$flag"); done
     done
-    flags+=(-lturbojpeg -lpng16 -lwebp -lheif -ltiff) ;;
+    flags+=(-lturbojpeg -lpng16 -lwebp -lheif -ltiff -lraw) ;;
   *) echo "fuzz: unknown target $target (metadata or analyzer)" >&2; exit 64 ;;
 esac
 binary=$out/fuzz-$target

@@ -11,6 +11,7 @@ packages=(
   libwebp-dev           # WebP decode with scaling (CWebP)
   libheif-dev           # HEIC/HEIF decode (CHeif; HEVC through libde265)
   libtiff-dev           # TIFF decode (CTIFF)
+  libraw-dev            # camera RAW decode: DNG, NEF, CR2, CR3, ARW, RAF, ORF, RW2 (CLibRaw)
   libheif-examples      # heif-enc: tests write HEICs with thumbnail items (--previews)
   libjpeg-turbo-progs   # jpegtran: tests crop JPEGs losslessly keeping their EXIF (stale previews)
   libsqlite3-dev        # SQLite for GRDB

@@ -47,10 +47,10 @@ public enum PhotoAnalyzer {
     /// 4: six band windows, the mirror pHash, the content box inside borders, the chroma layout.
     public static let pipelineVersion: UInt32 = 4
 
-    public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif, .tiff]
+    public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif, .tiff, .raw]
 
     public static func analyze(_ bytes: [UInt8], path: String, options: AnalysisOptions) throws(AnalysisFailure) -> PhotoFeatures {
-        guard let format = PhotoFormat.detect(bytes) else {
+        guard let format = PhotoFormat.detectRefined(bytes) else {
             throw AnalysisFailure(.unsupported, "\(path): not a recognised image format")
         }
         switch format {
@@ -78,6 +78,14 @@ public enum PhotoAnalyzer {
             return features(.tiff, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
                             width: swaps ? decoded.height : decoded.width,
                             height: swaps ? decoded.width : decoded.height, metadata: metadata)
+        case .raw:
+            let decoded = try RAWDecoder.decode(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels,
+                                                usePreviews: options.usePreviews)
+            let swaps = decoded.orientation >= 5
+            let oriented = decoded.pixels.oriented(decoded.orientation)
+            return features(.raw, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
+                            width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height,
+                            metadata: decoded.metadata, fromPreview: decoded.fromPreview)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images are not supported by this worker (pipeline \(pipelineVersion))")
         }

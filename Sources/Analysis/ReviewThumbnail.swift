@@ -31,7 +31,7 @@ public enum ReviewThumbnail {
     private static func clamp(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
 
     private static func decode(_ bytes: [UInt8], path: String, side: Int, maxPixels: Int) throws(AnalysisFailure) -> DecodedPixels {
-        guard let format = PhotoFormat.detect(bytes) else { throw AnalysisFailure(.unsupported, "\(path): not a recognised image format") }
+        guard let format = PhotoFormat.detectRefined(bytes) else { throw AnalysisFailure(.unsupported, "\(path): not a recognised image format") }
         switch format {
         case .jpeg:
             let header: JPEGDecoder.Header
@@ -48,6 +48,9 @@ public enum ReviewThumbnail {
             return DecodedPixels(luma: decoded.image, chroma: decoded.chroma)
         case .tiff:
             let decoded = try TIFFDecoder.decode(bytes, path: path, minShortSide: side, maxPixels: maxPixels)
+            return decoded.pixels.oriented(decoded.orientation)
+        case .raw:
+            let decoded = try RAWDecoder.decode(bytes, path: path, minShortSide: side, maxPixels: maxPixels, usePreviews: true)
             return decoded.pixels.oriented(decoded.orientation)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images cannot be shown")

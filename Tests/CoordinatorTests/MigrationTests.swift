@@ -37,7 +37,7 @@ struct MigrationTests {
         }
     }
 
-    @Test("v10 releases photos recorded unsupported (TIFF was), and only those, for the next scan to analyse")
+    @Test("v10 releases photos recorded unsupported (TIFF and raw files were), and only those, for the next scan to analyse")
     func unsupportedReleased() throws {
         let database = try DatabaseQueue()
         try Migrations.migrator.migrate(database, upTo: "v9: keepers chosen by a policy, with their reasons; which file each path is; walk filters")

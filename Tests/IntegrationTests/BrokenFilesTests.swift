@@ -66,7 +66,9 @@ struct BrokenFilesTests {
         #expect(await worker.wait(timeout: .milliseconds(50)) == nil, "the worker exited: \(worker.stderr.suffix(3000))")
         let reply = try #require(try await cluster.status())
         #expect(reply.workers.map(\.workerID) == ["broken-worker"])
-        #expect(reply.workers.first?.photosDone == UInt64(expected.count), "every photo analysed by this one session")
+        // Every photo once, and the raw file a second time: matched on its preview, it is
+        // verified from its sensor data before its group is stored.
+        #expect(reply.workers.first?.photosDone == UInt64(expected.count + 1), "every photo analysed by this one session")
         // No read is left stuck (the FIFO is refused at open, it does not time out).
         #expect(reply.workers.first?.abandonedFetches == 0)
         let dispatches = try await cluster.query { db in try Int.fetchOne(db, sql: "SELECT MAX(dispatches) FROM jobs") }
@@ -209,7 +211,7 @@ struct BrokenCorpus: Sendable {
     let folder: String
     /// Two byte-identical copies of one photo.
     let copies: [String]
-    /// One picture as baseline, progressive, Adobe YCCK and Adobe CMYK JPEG and a 16-bit TIFF: one group.
+    /// One picture as baseline, progressive, Adobe YCCK and Adobe CMYK JPEG, a 16-bit TIFF and a DNG: one group.
     let encodings: [String]
     /// Every photo that must be analysed.
     let good: [String]
@@ -280,6 +282,9 @@ struct BrokenCorpus: Sendable {
         try add("lost-directory.tif", lostDirectory, "corrupt", cause: "TIFF header or first directory is unreadable")
         let hugeTIFF = SampleTIFF.encode(RGBImage(width: 16, height: 16, pixels: [UInt8](repeating: 90, count: 16 * 16 * 3)))
         try add("huge.tif", hugeTIFF.replacing(entry: 256, with: 60_000).replacing(entry: 257, with: 60_000), "too_large", cause: "60000x60000")
+        // A raw file cut halfway through its sensor data.
+        let dng = try SampleDNG.encode(photo, options: SampleDNG.Options(preview: nil))
+        try add("cut.dng", Array(dng.prefix(dng.count / 2)), "corrupt", cause: "raw data")
 
         let locked = try write("locked.jpg", jpeg)
         guard chmod(locked, 0) == 0 else { throw HarnessError("chmod 000 \(locked) failed") }
@@ -308,6 +313,8 @@ struct BrokenCorpus: Sendable {
         }
         // The same picture as a 16-bit tiled TIFF export: grouped with its JPEGs.
         encodings.append(try write("scene-export.tif", SampleTIFF.encode(scene, layout: SampleTIFF.Layout(bitsPerSample: 16, tileSide: 64))))
+        // And the camera's raw file of it (with its preview: analysed from it, then verified from the sensor data).
+        encodings.append(try write("scene-raw.dng", try SampleDNG.encode(scene, options: SampleDNG.Options(preview: (160, 120)))))
         return BrokenCorpus(root: root, cases: cases, locked: locked, fifo: fifo, folder: folder, copies: copies,
                             encodings: encodings, good: copies + encodings + [insidePath])
     }

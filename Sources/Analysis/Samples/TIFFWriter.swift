@@ -3,7 +3,7 @@
 /// each IFD, and an optional trailing blob (an EXIF thumbnail) that entries can point at.
 public struct TIFFWriter {
     public enum FieldType: UInt16, Sendable {
-        case byte = 1, ascii = 2, short = 3, long = 4, rational = 5, undefined = 7
+        case byte = 1, ascii = 2, short = 3, long = 4, rational = 5, undefined = 7, srational = 10
     }
 
     public struct Entry: Sendable {

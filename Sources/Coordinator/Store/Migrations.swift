@@ -243,9 +243,9 @@ enum Migrations {
             // 220,000 photos with 35,000 groups.
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN groups_of INTEGER REFERENCES scans(id)")
         }
-        migrator.registerMigration("v10: photos of a format this cull did not support are analysed again (TIFF)") { db in
+        migrator.registerMigration("v10: photos of a format this cull did not support are analysed again (TIFF, camera raw)") { db in
             // An "unsupported" failure is permanent for the pipeline that recorded it: a rescan
-            // skips the unchanged file. Workers now read TIFF, so those rows are released: the
+            // skips the unchanged file. Workers now read TIFF and camera raw files, so those rows are released: the
             // next scan that walks them analyses them (a format still unsupported fails again,
             // once). The pipeline version itself stays: nothing analysed needs redoing.
             try db.execute(sql: "UPDATE photos SET pipeline_version = NULL WHERE status = 'failed' AND error_kind = 'unsupported'")
