@@ -142,6 +142,8 @@ let package = Package(
             dependencies: [
                 "Analysis",
                 "Shared",
+                "CZeroMQ",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

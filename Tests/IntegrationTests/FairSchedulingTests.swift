@@ -2,7 +2,6 @@ import Analysis
 import Foundation
 import GRDB
 import Shared
-import Synchronization
 import Testing
 
 /// Issue 11, point 4: workers that say HELLO with a huge capacity, heartbeat, and sit on the
@@ -11,51 +10,6 @@ import Testing
 /// (`Probation`) they hold them only as long as answering workers take, then are quarantined.
 @Suite("Fair scheduling under silent workers", .serialized, .timeLimit(.minutes(5)))
 struct FairSchedulingTests {
-    /// Fifty workers that never answer, driven from one ZeroMQ context.
-    final class SilentCrowd: Sendable {
-        let context: ZMQContext
-        let peers: [FakePeer]
-        let jobsReceived = Atomic<Int>(0)
-        private let tasks = Mutex<[Task<Void, Never>]>([])
-
-        init(count: Int, endpoint: String) throws {
-            let shared = try ZMQContext()
-            context = shared
-            peers = try (0..<count).map { try FakePeer(dealerTo: endpoint, id: "silent-\($0)", sharing: shared) }
-        }
-
-        /// Says HELLO for each, then heartbeats every 100 ms and reads (and ignores) what comes.
-        func start() {
-            var started: [Task<Void, Never>] = []
-            for (index, peer) in peers.enumerated() {
-                peer.send(.hello(.with { $0.workerID = "silent-\(index)"; $0.capacity = 1_000; $0.pipelineVersion = PhotoAnalyzer.pipelineVersion }))
-                started.append(Task {
-                    while let message = await peer.socket.inbox.next() {
-                        if case .job = try? WireCodec.decode(message) { self.jobsReceived.add(1, ordering: .relaxed) }
-                    }
-                })
-            }
-            started.append(Task { [peers] in
-                while !Task.isCancelled {
-                    for peer in peers { peer.send(.heartbeat(Cull_V1_Heartbeat())) }
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
-            })
-            tasks.withLock { $0 = started }
-        }
-
-        func stop() async {
-            let running = tasks.withLock { $0 }
-            running.last?.cancel()
-            for peer in peers { await peer.close() }
-            for task in running { await task.value }
-            let context = self.context
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                Thread.detachNewThread { context.terminate(); done.resume() }
-            }
-        }
-    }
-
     /// Scans `root` and returns how long until every photo has an outcome.
     func timeToAnalyse(_ cluster: Cluster, _ root: String, photos: Int, timeout: Duration) async throws -> Duration {
         let start = ContinuousClock.now
@@ -79,13 +33,18 @@ struct FairSchedulingTests {
 
         let undisturbed = try await timeToAnalyse(cluster, quiet, photos: photos, timeout: .seconds(120))
 
-        let crowd = try SilentCrowd(count: 50, endpoint: cluster.work)
-        crowd.start()
+        // The crowd runs in a process of its own (`cull-bench silent-workers`): fifty sockets in
+        // the test process itself pushed its file descriptors past what Foundation's Process
+        // can start children with.
+        let statusFile = cluster.scratch.path + "/crowd.status"
+        let crowd = try Child("cull-bench", ["silent-workers", "--connect", cluster.work, "--count", "50", "--status-file", statusFile],
+                              in: cluster.scratch.path)
+        defer { crowd.signal(SIGKILL) }
         try await cluster.waitForWorkers(51)
         let disturbed = try await timeToAnalyse(cluster, crowded, photos: photos, timeout: undisturbed * 3 + .seconds(30))
-        let held = crowd.jobsReceived.load(ordering: .relaxed)
+        let status = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""
+        let held = Int(status.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ").last ?? "") ?? 0
         let workers = try await cluster.status()?.workers ?? []
-        await crowd.stop()
 
         print("fair scheduling: \(photos) photos, undisturbed \(undisturbed), beside 50 silent workers \(disturbed) (\(held) jobs held by them)")
         #expect(held >= 50, "the silent workers did get jobs to sit on")

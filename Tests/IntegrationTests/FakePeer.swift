@@ -8,15 +8,10 @@ import Shared
 final class FakePeer: Sendable {
     let context: ZMQContext
     let socket: SocketThread
-    /// False when the context is shared among many peers (the test terminates it once).
-    let ownsContext: Bool
 
-    /// - Parameter context: a context shared with other peers (fifty fake workers need not
-    ///   run fifty I/O threads); nil: a context of its own.
-    init(dealerTo endpoint: String, id: String, sharing context: ZMQContext? = nil) throws {
-        ownsContext = context == nil
-        self.context = try context ?? ZMQContext()
-        socket = try SocketThread(name: "it.fake", context: self.context, type: .dealer, inboxCapacity: 64, logger: Logger(label: "it")) { socket in
+    init(dealerTo endpoint: String, id: String) throws {
+        context = try ZMQContext()
+        socket = try SocketThread(name: "it.fake", context: context, type: .dealer, inboxCapacity: 64, logger: Logger(label: "it")) { socket in
             try socket.setOption(ZMQ_LINGER, Int32(0))
             try socket.setOption(ZMQ_ROUTING_ID, bytes: Array(id.utf8))
             try socket.connect(endpoint)
@@ -35,7 +30,6 @@ final class FakePeer: Sendable {
 
     func close() async {
         await socket.shutdown()
-        guard ownsContext else { return }
         let context = self.context
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread.detachNewThread { context.terminate(); done.resume() }

@@ -78,8 +78,11 @@ final class CoordinatorMetrics: Sendable {
                 carry("cull_photos_by_worker_total", [("worker", worker.id)], worker.photosDone, worker.photosDone >= before ? before : 0)
                 seen[worker.id] = worker.photosDone
             }
+            // A worker that left takes its series with it: default worker ids are host:pid:random,
+            // so a long-lived coordinator would otherwise collect one per worker restart.
             for gone in last.photosByWorker.keys where seen[gone] == nil {
                 gauge("cull_jobs_in_flight_by_worker", [("worker", gone)]).destroy()
+                counter("cull_photos_by_worker_total", [("worker", gone)]).destroy()
             }
             last.photosByWorker = seen
         }
