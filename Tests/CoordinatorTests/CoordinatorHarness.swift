@@ -134,7 +134,9 @@ final class FakeWorker: Sendable {
         await mailbox.next(for: id, from: harness.work, timeout: timeout, accept)
     }
 
-    func nextJob(timeout: Duration = .seconds(5)) async -> Cull_V1_Job? {
+    /// The next JOB within `timeout`. Generous by default: a wait that succeeds returns at once,
+    /// and a full parallel test run can starve this process for tens of seconds at its start.
+    func nextJob(timeout: Duration = .seconds(30)) async -> Cull_V1_Job? {
         guard case .job(let job)? = await next(timeout: timeout, { if case .job = $0 { true } else { false } }) else { return nil }
         return job
     }

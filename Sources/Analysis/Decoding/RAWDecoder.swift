@@ -24,8 +24,18 @@ public enum RAWDecoder {
         public var fromPreview: Bool
     }
 
+    /// Debian's LibRaw is built with OpenMP: each developing thread would start a team of
+    /// one thread per core, on top of the worker's own compute threads (which already use
+    /// every core, one photo each). One OpenMP thread per caller: set through `dlsym`, as
+    /// libgomp comes with libraw.so rather than being linked by cull.
+    private static let oneOpenMPThread: (@convention(c) (Int32) -> Void)? = {
+        guard let symbol = dlsym(nil, "omp_set_num_threads") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Void).self)
+    }()
+
     public static func decode(_ bytes: [UInt8], path: String, minShortSide: Int, maxPixels: Int,
                               usePreviews: Bool) throws(AnalysisFailure) -> Decoded {
+        oneOpenMPThread?(1)  // this thread's OpenMP setting: cheap, and right whichever thread calls
         guard let raw = libraw_init(0) else { throw AnalysisFailure(.internal, "\(path): LibRaw could not start") }
         defer { libraw_close(raw) }
         // LibRaw reads the buffer from open to the end of the decode: all of it happens inside
