@@ -70,17 +70,17 @@ public enum PhotoAnalyzer {
             return features(.heif, decoded.image.reduced(minShortSide: options.minShortSide), chroma: decoded.chroma, width: decoded.width,
                             height: decoded.height, metadata: decoded.metadata, fromPreview: decoded.fromPreview)
         case .tiff:
-            let decoded = try TIFFDecoder.decode(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels)
-            var metadata = TIFFMetadataReader.read(bytes[...])
-            metadata.orientation = decoded.orientation
-            let swaps = decoded.orientation >= 5
-            let oriented = decoded.pixels.oriented(decoded.orientation)
-            return features(.tiff, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
-                            width: swaps ? decoded.height : decoded.width,
-                            height: swaps ? decoded.width : decoded.height, metadata: metadata)
+            return try analyzeTIFF(bytes, path: path, options: options)
         case .raw:
-            let decoded = try RAWDecoder.decode(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels,
+            let decoded: RAWDecoder.Decoded
+            do {
+                decoded = try RAWDecoder.decode(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels,
                                                 usePreviews: options.usePreviews)
+            } catch let failure where failure.kind == .unsupported && PhotoFormat.detect(bytes) == .tiff {
+                // A TIFF whose first image is marked reduced (as raws mark their preview) that
+                // LibRaw does not take for a camera's: an ordinary TIFF after all.
+                return try analyzeTIFF(bytes, path: path, options: options)
+            }
             let swaps = decoded.orientation >= 5
             let oriented = decoded.pixels.oriented(decoded.orientation)
             return features(.raw, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
@@ -89,6 +89,16 @@ public enum PhotoAnalyzer {
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images are not supported by this worker (pipeline \(pipelineVersion))")
         }
+    }
+
+    static func analyzeTIFF(_ bytes: [UInt8], path: String, options: AnalysisOptions) throws(AnalysisFailure) -> PhotoFeatures {
+        let decoded = try TIFFDecoder.decode(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels)
+        var metadata = TIFFMetadataReader.read(bytes[...])
+        metadata.orientation = decoded.orientation
+        let swaps = decoded.orientation >= 5
+        let oriented = decoded.pixels.oriented(decoded.orientation)
+        return features(.tiff, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
+                        width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height, metadata: metadata)
     }
 
     static func analyzeJPEG(_ bytes: [UInt8], path: String, options: AnalysisOptions) throws(AnalysisFailure) -> PhotoFeatures {

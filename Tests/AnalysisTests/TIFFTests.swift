@@ -72,6 +72,15 @@ struct TIFFTests {
         #expect(header.width == 200 && header.height == 150)
     }
 
+    @Test("a TIFF whose image is marked reduced (as raws mark their preview) is offered to LibRaw first, then read as the TIFF it is")
+    func markedReduced() throws {
+        let bytes = SampleTIFF.encode(scene, layout: SampleTIFF.Layout(markedReduced: true))
+        #expect(PhotoFormat.detectRefined(bytes) == .raw)
+        let features = try analyze(bytes)
+        #expect(features.format == .tiff && features.width == 640)
+        #expect(PerceptualHash.distance(features.pHash, try pngFeatures(scene).pHash) == 0)
+    }
+
     @Test("a truncated or damaged TIFF is corrupt, with a message naming the file")
     func damaged() throws {
         let tiff = SampleTIFF.encode(scene)

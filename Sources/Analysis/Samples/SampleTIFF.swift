@@ -10,9 +10,13 @@ public enum SampleTIFF {
         public var orientation = 1
         public var make: String?
         public var model: String?
+        /// NewSubFileType 1 on the image: marked a reduced-resolution copy, as raw files mark
+        /// the camera's preview (some scanners' TIFFs do too).
+        public var markedReduced = false
 
         public init(bitsPerSample: Int = 8, grayscale: Bool = false, tileSide: Int? = nil, orientation: Int = 1,
-                    make: String? = nil, model: String? = nil) {
+                    make: String? = nil, model: String? = nil, markedReduced: Bool = false) {
+            self.markedReduced = markedReduced
             self.bitsPerSample = bitsPerSample
             self.grayscale = grayscale
             self.tileSide = tileSide
@@ -69,6 +73,7 @@ public enum SampleTIFF {
             .short(284, 1),
             longs(countsTag, chunks.map { UInt32($0.count) }),
         ]
+        if layout.markedReduced { entries.append(.long(254, 1)) }
         if let make = layout.make { entries.append(.ascii(271, make)) }
         if let model = layout.model { entries.append(.ascii(272, model)) }
         // The pixel data follows the directory: its size (and so the offsets) does not depend on
