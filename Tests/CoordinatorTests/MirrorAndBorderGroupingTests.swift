@@ -46,8 +46,9 @@ struct MirrorAndBorderGroupingTests {
         grouper.plan.cropWindows.removeAll { FeatureWindow.bandWindows.contains($0) }
         grouper.plan.overlayWindows.removeAll { FeatureWindow.captionWindows.contains($0) }
         // (Edits of one photo may still meet each other: the mat and the caption share a white
-        // bottom. Neither meets its original.)
-        for group in grouper.groups(of: try library()) {
+        // bottom. Neither is a duplicate of its original; next to it in its folder, an edit the
+        // judge cannot confirm may be offered as a similar shot, `SimilarNeighbours`.)
+        for group in grouper.groups(of: try library()) where group.kind != .similar {
             let members = Set(group.members.map(\.photoID))
             #expect(members.isDisjoint(with: [1, 2]), "an original grouped without the features: \(members.sorted())")
         }

@@ -81,14 +81,14 @@ public enum ChromaLayout {
     }
 
     /// Chroma units within which two cells count as one plain colour.
-    static let flatTolerance: Float = 3
+    public static let flatTolerance: Float = 3
 
     private static func near(_ x: (cb: Float, cr: Float), _ y: (cb: Float, cr: Float)) -> Bool {
         abs(x.cb - y.cb) + abs(x.cr - y.cr) <= flatTolerance
     }
 
     /// The colour most cells share, if at least a fifth of them do: a plain background.
-    static func plainColour(_ cells: [(cb: Float, cr: Float)]) -> (cb: Float, cr: Float)? {
+    public static func plainColour(_ cells: [(cb: Float, cr: Float)]) -> (cb: Float, cr: Float)? {
         var best: (cell: (cb: Float, cr: Float), count: Int)?
         for cell in cells {
             let count = cells.reduce(0) { $0 + (near($1, cell) ? 1 : 0) }

@@ -18,7 +18,7 @@ public enum LayoutThumbnail {
     static let tieWidth: Float = 0.1
     /// A tie this large (a share of the cells) is a flat area: a plain background, a clipped
     /// sky. Where both windows are flat they agree whatever they show (`evidenceDifference`).
-    static let flatShare = 0.2
+    public static let flatShare = 0.2
     /// Fewer cells than this outside the shared flat area: nothing to confirm on.
     static let minimumEvidence = 18
 

@@ -57,9 +57,11 @@ public struct LocalChange: Sendable, Equatable {
     public var isSceneChange: Bool { largestRegion >= Self.sceneChangeShare }
 
     /// The local change between `windowA` of thumbnail `a` (mirrored first when `mirroredA`) and
-    /// `windowB` of thumbnail `b`, both `LayoutThumbnail.side`² thumbnails.
+    /// `windowB` of thumbnail `b`, both `LayoutThumbnail.side`² thumbnails. Rotations stop at
+    /// the first whose largest region is under `settledBelow`: a caller asking only whether the
+    /// change stays under a share needs no smaller one.
     public static func between(_ a: [UInt8], _ windowA: FeatureWindow, mirroredA: Bool = false,
-                               _ b: [UInt8], _ windowB: FeatureWindow) -> LocalChange {
+                               _ b: [UInt8], _ windowB: FeatureWindow, settledBelow: Double = sceneChangeShare) -> LocalChange {
         let n = gridSide
         let viewA = LayoutThumbnail.sampler(mirroredA ? LayoutThumbnail.mirrored(a) : a).cells(windowA, columns: n, rows: n)
         let viewB = LayoutThumbnail.sampler(b).cells(windowB, columns: n, rows: n)
@@ -78,7 +80,7 @@ public struct LocalChange: Sendable, Equatable {
             let largest = Double(count) < sceneChangeShare * Double(n * n) ? count : largestRegion(mask, rotated, viewB)
             result.largestRegion = min(result.largestRegion, Double(largest) / Double(n * n))
             result.changed = min(result.changed, Double(count) / Double(n * n))
-            if result.largestRegion < sceneChangeShare { break }
+            if result.largestRegion < settledBelow { break }
         }
         return result
     }

@@ -21,7 +21,7 @@ import Foundation
 struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
     /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
-    static let rulesVersion = 7
+    static let rulesVersion = 8
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -60,13 +60,17 @@ struct Grouper: Sendable {
         // one representative per digest, the best keeper of its copies.
         let (copiesOf, representatives) = exactCopies(photos)
 
-        let (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
+        var (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
                                                                        shouldStop: shouldStop)
-        progress?.begin(.listing, total: 0)
         let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
                             distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) }) {
             isBetterCentre(photos[representatives[$0]], than: photos[representatives[$1]])
         }
+        // Neighbours in time or in their folder that no candidate related and no near group
+        // holds both of: other shots at most.
+        similarPairs += try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, distinctPairs].joined(),
+                                              features: features, shouldStop: shouldStop)
+        progress?.begin(.listing, total: 0)
 
         // Each group takes every identical copy of its members along; identical copies that no
         // near group took are exact groups of their own.

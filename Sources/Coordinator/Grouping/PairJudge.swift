@@ -34,6 +34,9 @@ struct PairJudge: Sendable {
     /// The share of the frame a region of change must cover for the photos to be other shots of
     /// one moment rather than edits of one picture (`LocalChange.sceneChangeShare`; above 1, never).
     var sceneChangeShare = LocalChange.sceneChangeShare
+    /// Neighbours that no pairing confirms (`similarShot`): the largest region of change that
+    /// still counts them as shots of one moment.
+    var similarRegionLimit = 0.25
     /// How far apart (seconds) two capture times may be for the shots to be of one moment.
     var similarWindow: Double = 3
     /// Old rows only: the dHash distance that must also hold.
@@ -132,7 +135,8 @@ struct PairJudge: Sendable {
     }
 
     /// The local change between the windows the pairing matched (`LocalChange`).
-    static func localChange(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> LocalChange {
+    static func localChange(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
+                            settledBelow: Double = LocalChange.sceneChangeShare) -> LocalChange {
         func window(_ photo: GroupingPhoto, _ slot: Int) -> FeatureWindow {
             switch slot {
             case 0, Int(Candidate.mirrorSlot): .full
@@ -142,10 +146,10 @@ struct PairJudge: Sendable {
         }
         let mirror = Int(Candidate.mirrorSlot)
         if pairing.slotB == mirror && pairing.slotA != mirror {
-            return LocalChange.between(b.thumbnail, .full, mirroredA: true, a.thumbnail, window(a, pairing.slotA))
+            return LocalChange.between(b.thumbnail, .full, mirroredA: true, a.thumbnail, window(a, pairing.slotA), settledBelow: settledBelow)
         }
         return LocalChange.between(a.thumbnail, window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
-                                   b.thumbnail, window(b, pairing.slotB))
+                                   b.thumbnail, window(b, pairing.slotB), settledBelow: settledBelow)
     }
 
     /// Whether both photos have colour and their hues differ past `ChromaLayout.hueLimit` on

@@ -1,0 +1,84 @@
+import Analysis
+
+extension Grouper {
+    /// The neighbour pairs (`SimilarNeighbours`) that judging candidates left without a relation
+    /// (`judged` lists those with one), whose photos no `near` cluster holds both of, and that
+    /// `PairJudge` finds similar, as rows into `representatives`. In batches of `neighbourBatch` pairs, on `threads` threads of
+    /// their own: each batch reads the layouts of its photos, screens the pairs on their whole
+    /// frames (`PairJudge.neighbourFrames`), reads the window hashes of the photos of the pairs
+    /// left, decides those (`PairJudge.similarShot`), and lets it all go.
+    func similarNeighbours(_ photos: [GroupingPhoto], _ representatives: [Int], near: [[Int]], judged: some Sequence<(Int, Int)>,
+                           features: (any GroupingFeatureSource)?, shouldStop: @escaping @Sendable () -> Bool) throws -> [(Int, Int)] {
+        var clusterOf = [Int32](repeating: -1, count: representatives.count)
+        for (cluster, members) in near.enumerated() { for member in members { clusterOf[member] = Int32(cluster) } }
+        let related = Set(judged.map(Self.pairKey))
+        let pairs = SimilarNeighbours(window: judge.similarWindow).pairs(photos, representatives: representatives).filter { pair in
+            !related.contains(Self.pairKey(pair)) && (clusterOf[pair.0] < 0 || clusterOf[pair.0] != clusterOf[pair.1])
+        }.map(Self.pairKey)
+        let judge = self.judge
+        var keys: [UInt64] = []
+        var start = 0
+        while start < pairs.count {
+            let batch = Array(pairs[start..<min(pairs.count, start + neighbourBatch)])
+            let layouts = try features?.layouts(of: Self.ids(of: batch, photos, representatives))
+            let screened: [(key: UInt64, frames: Float)] = try run(batch, shouldStop: shouldStop) { keys, found in
+                var cache = LayoutCellCache(capacity: 4)
+                for key in keys {
+                    let rows = Self.rows(key)
+                    let a = Self.subject(rows.0, photos, representatives, layouts), b = Self.subject(rows.1, photos, representatives, layouts)
+                    if let frames = judge.neighbourFrames(a, b, rows: rows, cache: &cache) {
+                        found.append((key: key, frames: frames))
+                    }
+                }
+            }
+            let windows = try features?.windowHashes(of: Self.ids(of: screened.map(\.key), photos, representatives))
+            keys += try run(screened, shouldStop: shouldStop) { screened, found in
+                // A photo's frame and windows, for the pairs after it that share it.
+                var cache = LayoutCellCache(capacity: 16)
+                for (key, frames) in screened {
+                    let rows = Self.rows(key)
+                    var a = Self.subject(rows.0, photos, representatives, layouts), b = Self.subject(rows.1, photos, representatives, layouts)
+                    if a.windowPHashes.isEmpty, let held = windows?[a.id] { a.windowPHashes = held }
+                    if b.windowPHashes.isEmpty, let held = windows?[b.id] { b.windowPHashes = held }
+                    if judge.similarShot(a, b, frameDifference: frames, rows: rows, cache: &cache) { found.append(key) }
+                }
+            }
+            start += batch.count
+        }
+        return keys.map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }
+    }
+
+    /// Neighbour pairs judged in one batch: at most about 130,000 photos' layouts (150 MB) and
+    /// window hashes (60 MB) held at once, beside what grouping holds at a million photos.
+    var neighbourBatch: Int { 65_536 }
+
+    /// `body` over `items` in chunks on `threads` threads, what it found in all.
+    private func run<Item: Sendable, Found: Sendable>(_ items: [Item], shouldStop: @escaping @Sendable () -> Bool,
+                                                      _ body: @escaping @Sendable (ArraySlice<Item>, inout [Found]) -> Void) throws -> [Found] {
+        let parts = ParallelChunks.run(count: items.count, threads: threads, chunk: 256, shouldStop: shouldStop, initial: { [Found]() }) { range, found in
+            body(items[range], &found)
+        }
+        if shouldStop() { throw CancellationError() }
+        return Array(parts.joined())
+    }
+
+    private static func rows(_ key: UInt64) -> (Int32, Int32) { (Int32(key >> 32), Int32(key & 0xFFFF_FFFF)) }
+
+    private static func ids(of keys: [UInt64], _ photos: [GroupingPhoto], _ representatives: [Int]) -> [Int64] {
+        Array(Set(keys.flatMap { key in [photos[representatives[Int(key >> 32)]].id, photos[representatives[Int(key & 0xFFFF_FFFF)]].id] }))
+    }
+
+    private static func subject(_ row: Int32, _ photos: [GroupingPhoto], _ representatives: [Int], _ layouts: [Int64: PhotoLayout]?) -> GroupingPhoto {
+        var photo = photos[representatives[Int(row)]]
+        if let layout = layouts?[photo.id] {
+            photo.thumbnail = layout.thumbnail
+            photo.chroma = layout.chroma
+        }
+        return photo
+    }
+
+    /// The key of a pair of rows (as `pairKey` of a candidate).
+    static func pairKey(_ pair: (Int, Int)) -> UInt64 {
+        UInt64(UInt32(min(pair.0, pair.1))) << 32 | UInt64(UInt32(max(pair.0, pair.1)))
+    }
+}
