@@ -30,7 +30,7 @@ struct GrouperTests {
         #expect(near?.members.first { $0.photoID == 4 }?.distance == 3)
     }
 
-    @Test("progress: every photo searched, every candidate judged, then the listing step")
+    @Test("progress: every photo searched, every candidate judged, the neighbours, then the listing step")
     func progress() async throws {
         // Grouping blocks its calling thread while its helper threads run: not on the cooperative pool.
         try await onOwnThread { try self.checkProgress() }
@@ -63,6 +63,9 @@ struct GrouperTests {
         let searched = steps.last { $0.step == .searching }, judged = steps.last { $0.step == .judging }
         #expect(searched?.total == 40, "one search row per distinct content (the exact copy is searched once)")
         #expect(judged.map { $0.total >= 20 } == true, "at least the 20 look-alike pairs were candidates")
+        // Then the neighbours (next to each other in their folder, no capture times), before the listing.
+        let order = steps.map(\.step).reduce(into: [GroupingProgress.Step]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(order.firstIndex(of: .neighbours).map { index in order.firstIndex(of: .judging).map { $0 < index } ?? false } == true, "\(order)")
     }
 
     @Test("the dHash check keeps pHash look-alikes with different structure apart")

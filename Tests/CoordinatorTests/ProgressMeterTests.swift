@@ -54,6 +54,11 @@ struct ProgressMeterTests {
         #expect(meter.update(ScanProgress(status), now: start + .seconds(77)) == nil, "the same phase: not before 5 s")
         #expect(meter.update(ScanProgress(status), now: start + .seconds(95))
                 == "scan 7 grouping 1000000 photos · judging 1,500,000/4,612,460 (32%) candidate pairs · 1:35 elapsed\n")
+        status.groupingStep = "neighbours"
+        status.groupingDone = 200_000
+        status.groupingTotal = 670_871
+        #expect(meter.update(ScanProgress(status), now: start + .seconds(101))
+                == "scan 7 grouping 1000000 photos · comparing 200,000/670,871 (29%) neighbours for other shots · 1:41 elapsed\n")
         status.groupingStep = "listing"
         status.groupingDone = 0
         status.groupingTotal = 0

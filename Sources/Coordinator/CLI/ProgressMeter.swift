@@ -93,6 +93,8 @@ struct ProgressMeter: Sendable {
                 parts.append("searching \(Self.share(grouping)) photos")
             case let grouping? where grouping.step == .judging:
                 parts.append("judging \(Self.share(grouping)) candidate pairs")
+            case let grouping? where grouping.step == .neighbours:
+                parts.append("comparing \(Self.share(grouping)) neighbours for other shots")
             case let grouping? where grouping.step == .listing:
                 parts.append("listing the groups")
             default:

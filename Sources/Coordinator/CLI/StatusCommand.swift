@@ -44,7 +44,7 @@ struct StatusCommand: AsyncParsableCommand {
             if !scan.error.isEmpty, scan.state != "done" { out += "    \(scan.error)\n" }
             if scan.phase == "grouping", !scan.groupingStep.isEmpty {
                 let counts = scan.groupingTotal > 0 ? " \(scan.groupingDone)/\(scan.groupingTotal)" : ""
-                let what = ["searching": " photos", "judging": " candidate pairs"][scan.groupingStep] ?? ""
+                let what = ["searching": " photos", "judging": " candidate pairs", "neighbours": " neighbour pairs"][scan.groupingStep] ?? ""
                 out += "    grouping: \(scan.groupingStep)\(counts)\(what)\n"
             }
         }

@@ -8,7 +8,8 @@ extension Grouper {
     /// frames (`PairJudge.neighbourFrames`), reads the window hashes of the photos of the pairs
     /// left, decides those (`PairJudge.similarShot`), and lets it all go.
     func similarNeighbours(_ photos: [GroupingPhoto], _ representatives: [Int], near: [[Int]], judged: some Sequence<(Int, Int)>,
-                           features: (any GroupingFeatureSource)?, shouldStop: @escaping @Sendable () -> Bool) throws -> [(Int, Int)] {
+                           features: (any GroupingFeatureSource)?, progress: GroupingProgress?,
+                           shouldStop: @escaping @Sendable () -> Bool) throws -> [(Int, Int)] {
         var clusterOf = [Int32](repeating: -1, count: representatives.count)
         for (cluster, members) in near.enumerated() { for member in members { clusterOf[member] = Int32(cluster) } }
         let related = Set(judged.map(Self.pairKey))
@@ -16,12 +17,14 @@ extension Grouper {
             !related.contains(Self.pairKey(pair)) && (clusterOf[pair.0] < 0 || clusterOf[pair.0] != clusterOf[pair.1])
         }.map(Self.pairKey)
         let judge = self.judge
+        progress?.begin(.neighbours, total: pairs.count)
+        if shouldStop() { throw CancellationError() }
         var keys: [UInt64] = []
         var start = 0
         while start < pairs.count {
             let batch = Array(pairs[start..<min(pairs.count, start + neighbourBatch)])
             let layouts = try features?.layouts(of: Self.ids(of: batch, photos, representatives))
-            let screened: [(key: UInt64, frames: Float)] = try run(batch, shouldStop: shouldStop) { keys, found in
+            let screened: [(key: UInt64, frames: Float)] = try run(batch, progress: progress, shouldStop: shouldStop) { keys, found in
                 var cache = LayoutCellCache(capacity: 4)
                 for key in keys {
                     let rows = Self.rows(key)
@@ -32,7 +35,7 @@ extension Grouper {
                 }
             }
             let windows = try features?.windowHashes(of: Self.ids(of: screened.map(\.key), photos, representatives))
-            keys += try run(screened, shouldStop: shouldStop) { screened, found in
+            keys += try run(screened, progress: nil, shouldStop: shouldStop) { screened, found in
                 // A photo's frame and windows, for the pairs after it that share it.
                 var cache = LayoutCellCache(capacity: 16)
                 for (key, frames) in screened {
@@ -52,10 +55,12 @@ extension Grouper {
     /// window hashes (60 MB) held at once, beside what grouping holds at a million photos.
     var neighbourBatch: Int { 65_536 }
 
-    /// `body` over `items` in chunks on `threads` threads, what it found in all.
-    private func run<Item: Sendable, Found: Sendable>(_ items: [Item], shouldStop: @escaping @Sendable () -> Bool,
+    /// `body` over `items` in chunks on `threads` threads, what it found in all; `progress`
+    /// counts the items done.
+    private func run<Item: Sendable, Found: Sendable>(_ items: [Item], progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool,
                                                       _ body: @escaping @Sendable (ArraySlice<Item>, inout [Found]) -> Void) throws -> [Found] {
-        let parts = ParallelChunks.run(count: items.count, threads: threads, chunk: 256, shouldStop: shouldStop, initial: { [Found]() }) { range, found in
+        let parts = ParallelChunks.run(count: items.count, threads: threads, chunk: 256, shouldStop: shouldStop,
+                                       progress: { progress?.advance(by: $0) }, initial: { [Found]() }) { range, found in
             body(items[range], &found)
         }
         if shouldStop() { throw CancellationError() }

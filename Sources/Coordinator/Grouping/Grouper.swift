@@ -69,7 +69,7 @@ struct Grouper: Sendable {
         // Neighbours in time or in their folder that no candidate related and no near group
         // holds both of: other shots at most.
         similarPairs += try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, distinctPairs].joined(),
-                                              features: features, shouldStop: shouldStop)
+                                              features: features, progress: progress, shouldStop: shouldStop)
         progress?.begin(.listing, total: 0)
 
         // Each group takes every identical copy of its members along; identical copies that no

@@ -1,12 +1,13 @@
 import Synchronization
 
 /// How far a running grouping is, for `cull status` and the progress line: its step (the
-/// candidate search over the photos, then judging the candidates, then building the groups)
+/// candidate search over the photos, then judging the candidates, then the neighbours that
+/// may be other shots, then building the groups)
 /// and the step's done and total counts. Written by the grouping threads, read by status
 /// requests; atomics, no lock.
 final class GroupingProgress: Sendable {
     enum Step: Int, Sendable, CaseIterable {
-        case starting = 0, searching, judging, listing
+        case starting = 0, searching, judging, neighbours, listing
 
         /// The step `cull status` named (`name`), or nil for a word it does not know.
         init?(name: String) {
@@ -20,6 +21,7 @@ final class GroupingProgress: Sendable {
             case .starting: "starting"
             case .searching: "searching"
             case .judging: "judging"
+            case .neighbours: "neighbours"
             case .listing: "listing"
             }
         }

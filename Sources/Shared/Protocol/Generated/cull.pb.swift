@@ -775,8 +775,9 @@ public nonisolated struct Cull_V1_ScanStatus: @unchecked Sendable {
   }
 
   /// While the phase is "grouping": its step ("searching": candidate search over the photos;
-  /// "judging": each candidate pair compared; "listing": groups built and stored) and the
-  /// step's done and total counts (photos searched, candidates judged; 0 and 0 for listing).
+  /// "judging": each candidate pair compared; "neighbours": photos close in capture time or
+  /// in their folder compared for other shots; "listing": groups built and stored) and the
+  /// step's done and total counts (photos searched, pairs judged; 0 and 0 for listing).
   public var groupingStep: String {
     get {_storage._groupingStep}
     set {_uniqueStorage()._groupingStep = newValue}
