@@ -3,10 +3,11 @@ import Analysis
 extension Grouper {
     /// The neighbour pairs (`SimilarNeighbours`) that judging candidates left without a relation
     /// (`judged` lists those with one), whose photos no `near` cluster holds both of, and that
-    /// `PairJudge` finds similar, as rows into `representatives`. In batches of `neighbourBatch` pairs, on `threads` threads of
-    /// their own: each batch reads the layouts of its photos, screens the pairs on their whole
-    /// frames (`PairJudge.neighbourFrames`), reads the window hashes of the photos of the pairs
-    /// left, decides those (`PairJudge.similarShot`), and lets it all go.
+    /// `PairJudge` finds similar, as rows into `representatives`. In batches of `neighbourBatch`
+    /// pairs, on `threads` threads of their own: each batch reads the layouts of its photos,
+    /// screens the pairs on their whole frames (`PairJudge.neighbourFrames`), reads the window
+    /// hashes of the photos of the pairs left, decides those (`PairJudge.similarShot`), and
+    /// lets it all go. `progress` counts the pairs screened (step `neighbours`).
     func similarNeighbours(_ photos: [GroupingPhoto], _ representatives: [Int], near: [[Int]], judged: some Sequence<(Int, Int)>,
                            features: (any GroupingFeatureSource)?, progress: GroupingProgress?,
                            shouldStop: @escaping @Sendable () -> Bool) throws -> [(Int, Int)] {
