@@ -6,10 +6,11 @@ public enum TIFFMetadataReader {
 
     public static func read(_ tiff: ArraySlice<UInt8>) -> PhotoMetadata {
         var metadata = PhotoMetadata()
-        let bytes = Array(tiff)
+        // Read in place: the block may be a whole TIFF file of hundreds of megabytes.
+        let bytes = tiff
         guard bytes.count >= 8 else { return metadata }
         let little: Bool
-        switch (bytes[0], bytes[1]) {
+        switch (bytes[bytes.startIndex], bytes[bytes.startIndex + 1]) {
         case (0x49, 0x49): little = true
         case (0x4D, 0x4D): little = false
         default: return metadata
@@ -62,13 +63,14 @@ public enum TIFFMetadataReader {
         return metadata
     }
 
+    /// Offsets are from the start of the TIFF block (the slice's first byte).
     private struct Reader {
-        let bytes: [UInt8]
+        let bytes: ArraySlice<UInt8>
         let little: Bool
 
         func u16(_ offset: Int) -> UInt16? {
             guard offset >= 0, offset + 2 <= bytes.count else { return nil }
-            let a = UInt16(bytes[offset]), b = UInt16(bytes[offset + 1])
+            let a = UInt16(bytes[bytes.startIndex + offset]), b = UInt16(bytes[bytes.startIndex + offset + 1])
             return little ? a | b << 8 : a << 8 | b
         }
 
@@ -82,7 +84,7 @@ public enum TIFFMetadataReader {
             guard type == 2, count > 0, count < 4096 else { return nil }
             let start = count <= 4 ? valueOffset : (u32(valueOffset).map(Int.init) ?? -1)
             guard start >= 0, start + count <= bytes.count else { return nil }
-            let raw = bytes[start..<start + count].prefix { $0 != 0 }
+            let raw = bytes[(bytes.startIndex + start)..<(bytes.startIndex + start + count)].prefix { $0 != 0 }
             let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: " ")
             return text.isEmpty ? nil : text
         }
