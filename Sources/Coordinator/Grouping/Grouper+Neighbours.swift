@@ -74,7 +74,9 @@ extension Grouper {
         Array(Set(keys.flatMap { key in [photos[representatives[Int(key >> 32)]].id, photos[representatives[Int(key & 0xFFFF_FFFF)]].id] }))
     }
 
-    private static func subject(_ row: Int32, _ photos: [GroupingPhoto], _ representatives: [Int], _ layouts: [Int64: PhotoLayout]?) -> GroupingPhoto {
+    /// Row `row` of `representatives` with its layout from `layouts` (read for a batch: the
+    /// store's rows come without it), for the judge.
+    static func subject(_ row: Int32, _ photos: [GroupingPhoto], _ representatives: [Int], _ layouts: [Int64: PhotoLayout]?) -> GroupingPhoto {
         var photo = photos[representatives[Int(row)]]
         if let layout = layouts?[photo.id] {
             photo.thumbnail = layout.thumbnail

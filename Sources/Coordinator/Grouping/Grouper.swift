@@ -203,14 +203,7 @@ struct Grouper: Sendable {
                        features: (any GroupingFeatureSource)?, progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws
         -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
         let loaded = try features?.layouts(of: Set(sorted[batch].flatMap { [$0.a, $0.b] }).map { photos[representatives[Int($0)]].id })
-        @Sendable func subject(_ row: Int32) -> GroupingPhoto {
-            var photo = photos[representatives[Int(row)]]
-            if let layout = loaded?[photo.id] {
-                photo.thumbnail = layout.thumbnail
-                photo.chroma = layout.chroma
-            }
-            return photo
-        }
+        @Sendable func subject(_ row: Int32) -> GroupingPhoto { Self.subject(row, photos, representatives, loaded) }
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
                                        progress: { progress?.advance(by: $0) }, initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64]()) }) { range, found in
