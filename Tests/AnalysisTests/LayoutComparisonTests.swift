@@ -44,6 +44,29 @@ struct LayoutComparisonTests {
         #expect(LayoutThumbnail.difference([Float](repeating: 0.5, count: cells), [Float](repeating: 0.5, count: cells)) == 0)
     }
 
+    @Test("the bucket sort under ranks sorts as the standard sort does: gray levels, values within one level, any bits, one value for all")
+    func bucketSortAgreesWithSort() {
+        var generator = SystemRandomNumberGenerator()
+        for trial in 0..<400 {
+            let count = trial % 50 == 0 ? trial % 3 : Int.random(in: 2...400, using: &generator)
+            // Upper halves: gray levels, values crowded into one level, any bits (NaNs and
+            // negatives included), few distinct values, or one value for all.
+            let pool: [UInt64] = (0..<(trial % 5 == 0 ? 1 : trial % 5 == 1 ? 4 : 1_000)).map { _ in
+                let bits: UInt32 = switch trial % 4 {
+                case 0: Float.random(in: 0...255, using: &generator).bitPattern
+                case 1: Float.random(in: 17...17.9, using: &generator).bitPattern
+                case 2: Float.random(in: 0...1, using: &generator).bitPattern
+                default: UInt32.random(in: 0...UInt32.max, using: &generator)
+                }
+                return UInt64(bits)
+            }
+            var keys = (0..<count).map { pool.randomElement(using: &generator)! << 32 | UInt64($0) }
+            let expected = keys.sorted()
+            SortKeys.sortByUpperHalf(&keys)
+            #expect(keys == expected)
+        }
+    }
+
     /// A 12×12 window: `background` everywhere, `shape` on the cells of `box` (rows, columns).
     static func flatWindow(background: Float, shape: Float, rows: Range<Int>, columns: Range<Int>) -> [Float] {
         let side = LayoutThumbnail.comparisonSide

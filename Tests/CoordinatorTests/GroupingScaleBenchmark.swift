@@ -45,7 +45,10 @@ struct GroupingScaleBenchmark {
         let clock = ContinuousClock()
         var groups: [PhotoGroup] = []
         let features = GeneratedFeatures(library: library)
-        let elapsed = try clock.measure { groups = try Grouper().groups(of: photos, features: features, shouldStop: { false }) }
+        let progress = GroupingProgress()
+        let steps = StepTimer(progress)
+        let elapsed = try clock.measure { groups = try Grouper().groups(of: photos, features: features, progress: progress, shouldStop: { false }) }
+        let stepTimes = steps.stop()
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var groupOf: [Int64: Int] = [:]
         for (index, group) in groups.enumerated() where group.kind != .similar { for member in group.members { groupOf[member.photoID] = index } }
@@ -54,6 +57,7 @@ struct GroupingScaleBenchmark {
         print("grouping \(count) photos: \(String(format: "%.2f", seconds)) s, \(String(format: "%.0f", Double(count) / seconds)) photos/s, "
               + "\(groups.count) groups; peak RSS \(rss) MiB before grouping (the light rows and the library's recipes), "
               + "\(CandidateSearchBenchmark.peakRSS()) MiB after; planted copies grouped with their photo: \(together)/\(planted.count)")
+        print("grouping \(count) photos, seconds per step: " + stepTimes.map { "\($0.step.name) \(String(format: "%.2f", $0.seconds))" }.joined(separator: ", "))
         // Per edit: planted copies grouped with their photo, and how many went to a similar group.
         var similarOf: Set<Int64> = []
         for group in groups where group.kind == .similar { for member in group.members { similarOf.insert(member.photoID) } }

@@ -13,16 +13,9 @@ public struct AreaSampler: Sendable {
 
     public init(_ image: GrayImage) {
         let width = image.width, height = image.height
-        let stride = width + 1
-        var table = [Double](repeating: 0, count: stride * (height + 1))
+        var table = [Double](repeating: 0, count: (width + 1) * (height + 1))
         image.pixels.withUnsafeBufferPointer { pixels in
-            for y in 0..<height {
-                var rowSum = 0.0
-                for x in 0..<width {
-                    rowSum += Double(pixels[y * width + x])
-                    table[(y + 1) * stride + x + 1] = table[y * stride + x + 1] + rowSum
-                }
-            }
+            table.withUnsafeMutableBufferPointer { Self.fillTable($0, pixels, width: width, height: height) }
         }
         self.width = width
         self.height = height
@@ -31,30 +24,62 @@ public struct AreaSampler: Sendable {
 
     /// `columns` × `rows` area averages covering `window`, row-major.
     public func cells(_ window: FeatureWindow, columns: Int, rows: Int) -> [Float] {
-        let xs = (0...columns).map { (window.x + window.width * Double($0) / Double(columns)) * Double(width) }
-        let ys = (0...rows).map { (window.y + window.height * Double($0) / Double(rows)) * Double(height) }
-        // The integral at every grid corner once, then each cell by differences.
-        var corners = [Double](repeating: 0, count: (columns + 1) * (rows + 1))
-        table.withUnsafeBufferPointer { table in
-            corners.withUnsafeMutableBufferPointer { corners in
-                for row in 0...rows {
-                    for column in 0...columns {
-                        corners[row * (columns + 1) + column] = Self.integral(table, width: width, height: height, xs[column], ys[row])
-                    }
+        [Float](unsafeUninitializedCapacity: columns * rows) { out, count in
+            table.withUnsafeBufferPointer { Self.cells($0, width: width, height: height, window, columns: columns, rows: rows, into: out) }
+            count = columns * rows
+        }
+    }
+
+    /// The same cells of a `width` × `height` image without keeping a sampler: its table lives
+    /// on the stack for the call. The judge resamples windows of 32×32 thumbnails millions of
+    /// times; a sampler's arrays a time were a tenth of a million photos' grouping (allocating,
+    /// and the runtime's metadata lookups each allocation makes).
+    public static func cells(of pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ window: FeatureWindow,
+                             columns: Int, rows: Int, into out: UnsafeMutableBufferPointer<Float>) {
+        precondition(pixels.count == width * height && out.count >= columns * rows)
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: (width + 1) * (height + 1)) { table in
+            table.initialize(repeating: 0)
+            fillTable(table, pixels, width: width, height: height)
+            cells(UnsafeBufferPointer(table), width: width, height: height, window, columns: columns, rows: rows, into: out)
+        }
+    }
+
+    /// Fills a zeroed table with the running sums of `pixels`.
+    private static func fillTable(_ table: UnsafeMutableBufferPointer<Double>, _ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) {
+        let stride = width + 1
+        for y in 0..<height {
+            var rowSum = 0.0
+            for x in 0..<width {
+                rowSum += Double(pixels[y * width + x])
+                table[(y + 1) * stride + x + 1] = table[y * stride + x + 1] + rowSum
+            }
+        }
+    }
+
+    private static func cells(_ table: UnsafeBufferPointer<Double>, width: Int, height: Int, _ window: FeatureWindow,
+                              columns: Int, rows: Int, into out: UnsafeMutableBufferPointer<Float>) {
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: columns + 1 + rows + 1 + (columns + 1) * (rows + 1)) { scratch in
+            let xs = UnsafeMutableBufferPointer(rebasing: scratch[0...columns])
+            let ys = UnsafeMutableBufferPointer(rebasing: scratch[(columns + 1)...(columns + 1 + rows)])
+            let corners = UnsafeMutableBufferPointer(rebasing: scratch[(columns + rows + 2)...])
+            for column in 0...columns { xs[column] = (window.x + window.width * Double(column) / Double(columns)) * Double(width) }
+            for row in 0...rows { ys[row] = (window.y + window.height * Double(row) / Double(rows)) * Double(height) }
+            // The integral at every grid corner once, then each cell by differences.
+            for row in 0...rows {
+                for column in 0...columns {
+                    corners[row * (columns + 1) + column] = integral(table, width: width, height: height, xs[column], ys[row])
+                }
+            }
+            for row in 0..<rows {
+                let height = ys[row + 1] - ys[row]
+                for column in 0..<columns {
+                    let top = row * (columns + 1) + column, bottom = top + columns + 1
+                    let sum = corners[bottom + 1] - corners[bottom] - corners[top + 1] + corners[top]
+                    let area = (xs[column + 1] - xs[column]) * height
+                    out[row * columns + column] = Float(area > 0 ? sum / area : 0)
                 }
             }
         }
-        var out = [Float](repeating: 0, count: columns * rows)
-        for row in 0..<rows {
-            let height = ys[row + 1] - ys[row]
-            for column in 0..<columns {
-                let top = row * (columns + 1) + column, bottom = top + columns + 1
-                let sum = corners[bottom + 1] - corners[bottom] - corners[top + 1] + corners[top]
-                let area = (xs[column + 1] - xs[column]) * height
-                out[row * columns + column] = Float(area > 0 ? sum / area : 0)
-            }
-        }
-        return out
     }
 
     /// The integral of the image over [0, x] × [0, y], for fractional x and y.

@@ -38,7 +38,18 @@ public enum LayoutThumbnail {
     /// Area averaging (not point sampling) integrates the thumbnail's pixels exactly, so a
     /// window of the original and the whole frame of its crop come out nearly equal.
     public static func cells(of thumbnail: [UInt8], in window: FeatureWindow) -> [Float] {
-        cells(of: sampler(thumbnail), in: window)
+        precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
+        let count = comparisonSide * comparisonSide
+        // One allocation, the result: the sampler's table and the averages live on the stack.
+        return [Float](unsafeUninitializedCapacity: count) { out, initialized in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { averages in
+                thumbnail.withUnsafeBufferPointer { pixels in
+                    AreaSampler.cells(of: pixels, width: side, height: side, window, columns: comparisonSide, rows: comparisonSide, into: averages)
+                }
+                rank(UnsafeBufferPointer(averages), into: out)
+            }
+            initialized = count
+        }
     }
 
     /// The same, from a thumbnail's sampler (`sampler(_:)`), for comparing many windows of it.
@@ -56,29 +67,39 @@ public enum LayoutThumbnail {
     /// any tone curve that keeps order, so brightness, contrast and gamma edits cancel, and
     /// clipped highlights only become ties.
     static func ranks(_ values: [Float]) -> [Float] {
+        [Float](unsafeUninitializedCapacity: values.count) { out, initialized in
+            values.withUnsafeBufferPointer { rank($0, into: out) }
+            initialized = values.count
+        }
+    }
+
+    /// `ranks` of `values`, written to `out` (every one of its first `values.count`).
+    static func rank(_ values: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
         // Sorted as packed integers (the value's bits above its index): gray levels are never
         // negative, so their bit patterns sort as the values do, and the index keeps equal values
-        // in input order, as a stable sort would. A plain integer sort, no closure: judging a
-        // million photos' candidates ranks about 7 million windows (perf: this sort was a quarter
-        // of grouping's judging time as a generic sort by closure).
-        precondition(values.count < 1 << 32)
-        // (A value at or under zero, -0 included, sorts as +0: cells are gray levels, never negative.)
-        var keys = values.indices.map { index -> UInt64 in
-            let value = values[index]
-            return UInt64((value > 0 ? value : 0).bitPattern) << 32 | UInt64(index)
+        // in input order, as a stable sort would. A radix sort, no closure (`SortKeys`): judging
+        // a million photos' candidates ranks about 7 million windows (perf: this sort was a
+        // quarter of grouping's judging time as a generic sort by closure).
+        precondition(values.count < 1 << 32 && out.count >= values.count)
+        let count = values.count
+        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * count) { scratch in
+            let keys = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
+            // (A value at or under zero, -0 included, sorts as +0: cells are gray levels, never negative.)
+            for index in 0..<count {
+                let value = values[index]
+                keys[index] = UInt64((value > 0 ? value : 0).bitPattern) << 32 | UInt64(index)
+            }
+            SortKeys.sortByUpperHalf(keys, spare: UnsafeMutableBufferPointer(rebasing: scratch[count...]))
+            @inline(__always) func value(_ position: Int) -> Float { values[Int(truncatingIfNeeded: keys[position] & 0xFFFF_FFFF)] }
+            var start = 0
+            while start < count {
+                var end = start + 1
+                while end < count && value(end) - value(start) < tieWidth { end += 1 }
+                let rank = Float(start + end - 1) / 2 / Float(count)
+                for position in start..<end { out[Int(truncatingIfNeeded: keys[position] & 0xFFFF_FFFF)] = rank }
+                start = end
+            }
         }
-        keys.sort()
-        @inline(__always) func value(_ position: Int) -> Float { values[Int(truncatingIfNeeded: keys[position] & 0xFFFF_FFFF)] }
-        var out = [Float](repeating: 0, count: values.count)
-        var start = 0
-        while start < keys.count {
-            var end = start + 1
-            while end < keys.count && value(end) - value(start) < tieWidth { end += 1 }
-            let rank = Float(start + end - 1) / 2 / Float(values.count)
-            for position in start..<end { out[Int(truncatingIfNeeded: keys[position] & 0xFFFF_FFFF)] = rank }
-            start = end
-        }
-        return out
     }
 
     /// `difference`, leaving out the cells that lie in the flat area of both windows (each

@@ -64,8 +64,11 @@ struct BatchedSearch {
                     ask(window, radius: plan.cropRadius, row: a, slot: UInt8(k + 1))
                 }
             }
+            // (The closures read a constant copy: `asked` itself is captured by `ask`, and each
+            // read of it in the hot loop was checked for exclusive access at run time.)
+            let askingFrames = asked
             base.frameIndex.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
-                let asked = asked[query], a = Int(asked.row)
+                let asked = askingFrames[query], a = Int(asked.row)
                 switch asked.slot {
                 case 0:
                     if b > a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: 0, slotB: 0)) }
@@ -86,8 +89,9 @@ struct BatchedSearch {
                         salt: CandidateSearch.overlaySalts[index])
                 }
             }
+            let askingOverlays = asked
             base.overlayIndex.forEachNeighbour(ofBatch: queries, radii: radii, salts: salts, pieceRadius: pieceRadius, scratch: &scratch) { query, entry, _ in
-                let asked = asked[query], b = entry / CandidateSearch.overlayPositions
+                let asked = askingOverlays[query], b = entry / CandidateSearch.overlayPositions
                 if entry % CandidateSearch.overlayPositions == Int(asked.position), b > Int(asked.row) {
                     found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: asked.slot))
                 }
