@@ -96,3 +96,49 @@ struct ChromaTests {
         #expect(!ChromaLayout.disagree(orange, shifted))
     }
 }
+
+/// `ColourOrder` on cells made by hand: what edits keep and what independent colouring breaks.
+@Suite("Colour order")
+struct ColourOrderTests {
+    /// Cells of a picture: a luma and a chroma per cell, varied so that many pairs are clearly ordered.
+    static let cells: [ColourOrder.Colour] = (0..<36).map { index in
+        let luma = Float(40 + (index * 37) % 180), cb = Float((index * 23) % 60 - 30), cr = Float((index * 41) % 70 - 35)
+        return ColourOrder.Colour(luma: luma, cb: cb, cr: cr)
+    }
+
+    static func mapped(_ cells: [ColourOrder.Colour], _ edit: (Float, Float, Float) -> (Float, Float, Float)) -> [ColourOrder.Colour] {
+        cells.map { colour in
+            let (r, g, b) = edit(colour.red, colour.green, colour.blue)
+            let luma = 0.299 * r + 0.587 * g + 0.114 * b
+            return ColourOrder.Colour(luma: luma, cb: -0.168736 * r - 0.331264 * g + 0.5 * b, cr: 0.5 * r - 0.418688 * g - 0.081312 * b)
+        }
+    }
+
+    @Test("per-channel curves and saturation changes keep the order; shuffled colours do not; gray says nothing")
+    func editsAndStrangers() throws {
+        let cells = Self.cells
+        let graded = Self.mapped(cells) { ($0 * 1.1, $1, $2 * 0.85) }
+        // A rising curve (brighter mid-tones), the same on every channel.
+        func curve(_ value: Float) -> Float { let x = max(0, min(255, value)) / 255; return 255 * x * (2 - x) }
+        let brightened = Self.mapped(cells) { (curve($0), curve($1), curve($2)) }
+        let saturated = cells.map { colour in
+            let luma = 0.299 * colour.red + 0.587 * colour.green + 0.114 * colour.blue
+            return ColourOrder.Colour(luma: luma, cb: colour.cb * 1.6, cr: colour.cr * 1.6)
+        }
+        for edit in [cells, graded, brightened, saturated] {
+            let discordance = try #require(ColourOrder.discordance(cells, edit))
+            #expect(discordance < 0.05)
+            #expect(!ColourOrder.disagree(cells, edit))
+        }
+        // A graphic whose lumas lie close together (where colour, not luma, orders the
+        // channels), and the same lumas with each cell's chroma taken from another cell: a
+        // gray layout that agrees, colours that do not. (Where lumas spread wide, the channels
+        // follow them and the gray layout decides.)
+        let flat = cells.indices.map { ColourOrder.Colour(luma: Float(100 + ($0 * 7) % 30), cb: cells[$0].cb, cr: cells[$0].cr) }
+        let stranger = flat.indices.map { ColourOrder.Colour(luma: Float(100 + ($0 * 7) % 30), cb: cells[($0 * 7 + 5) % 36].cb, cr: cells[($0 * 11 + 3) % 36].cr) }
+        #expect(ColourOrder.disagree(flat, stranger))
+        #expect(!ColourOrder.disagree(flat, Self.mapped(flat) { ($0 * 1.1, $1, $2 * 0.85) }))
+        let gray = cells.map { ColourOrder.Colour(luma: 0.299 * $0.red + 0.587 * $0.green + 0.114 * $0.blue, cb: 0, cr: 0) }
+        #expect(ColourOrder.discordance(cells, gray) == nil)
+    }
+}

@@ -96,7 +96,11 @@ struct PairJudge: Sendable {
         guard let changeSeen else { return nil }  // no pairing confirmed them
         // No capture times to tell shots apart (or the same one): what differs does. A change
         // of the scene in one region of frames that otherwise agree is another shot of the moment.
-        if best.pairing == changeSeen || sceneChanged(a, b, best.pairing) { return .similar }
+        if best.pairing == changeSeen || sceneChanged(a, b, best.pairing) {
+            // Other shots of one moment share its colours (the checks neighbour pairs get,
+            // `similarShot`): pictures in other colours are nothing to each other.
+            return Self.coloursDisagree(a, b, best.pairing) || Self.plainColoursDiffer(a, b) ? nil : .similar
+        }
         return Self.coloursDisagree(a, b, best.pairing) ? .distinct : .near
     }
 
@@ -137,13 +141,6 @@ struct PairJudge: Sendable {
     /// The local change between the windows the pairing matched (`LocalChange`).
     static func localChange(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
                             settledBelow: Double = LocalChange.sceneChangeShare) -> LocalChange {
-        func window(_ photo: GroupingPhoto, _ slot: Int) -> FeatureWindow {
-            switch slot {
-            case 0, Int(Candidate.mirrorSlot): .full
-            case Int(Candidate.contentSlot): photo.contentBox ?? .full
-            default: FeatureWindow.crops[slot - 1]
-            }
-        }
         let mirror = Int(Candidate.mirrorSlot)
         if pairing.slotB == mirror && pairing.slotA != mirror {
             return LocalChange.between(b.thumbnail, .full, mirroredA: true, a.thumbnail, window(a, pairing.slotA), settledBelow: settledBelow)
@@ -152,12 +149,36 @@ struct PairJudge: Sendable {
                                    b.thumbnail, window(b, pairing.slotB), settledBelow: settledBelow)
     }
 
-    /// Whether both photos have colour and their hues differ past `ChromaLayout.hueLimit` on
-    /// the windows the pairing matched.
+    /// The part of the photo slot `slot` names (the whole frame for its mirror image too).
+    static func window(_ photo: GroupingPhoto, _ slot: Int) -> FeatureWindow {
+        switch slot {
+        case 0, Int(Candidate.mirrorSlot): .full
+        case Int(Candidate.contentSlot): photo.contentBox ?? .full
+        default: FeatureWindow.crops[slot - 1]
+        }
+    }
+
+    /// Whether both photos have colour and their colours say they are different pictures on
+    /// the windows the pairing matched: hues that differ past `ChromaLayout.hueLimit`, or
+    /// colours whose order, channel by channel, no edit could give (`ColourOrder`).
     static func coloursDisagree(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
         let bytes = 2 * ChromaLayout.side * ChromaLayout.side
         guard a.chroma.count == bytes, b.chroma.count == bytes else { return false }
-        return ChromaLayout.disagree(chromaCells(a, pairing.slotA), chromaCells(b, pairing.slotB))
+        let chromaA = chromaCells(a, pairing.slotA), chromaB = chromaCells(b, pairing.slotB)
+        if ChromaLayout.disagree(chromaA, chromaB) { return true }
+        let coloursA = colourCells(a, pairing.slotA, chroma: chromaA), coloursB = colourCells(b, pairing.slotB, chroma: chromaB)
+        guard !coloursA.isEmpty, !coloursB.isEmpty else { return false }  // no thumbnail: rows before pipeline 3
+        return ColourOrder.disagree(coloursA, coloursB)
+    }
+
+    /// The colours of the cells `chromaCells` gives for `slot`: their luma area-averaged from the
+    /// layout thumbnail on the same grid.
+    static func colourCells(_ photo: GroupingPhoto, _ slot: Int, chroma: [(cb: Float, cr: Float)]) -> [ColourOrder.Colour] {
+        let side = ChromaLayout.comparisonSide
+        guard photo.thumbnail.count == LayoutThumbnail.side * LayoutThumbnail.side else { return [] }
+        let thumbnail = slot == Int(Candidate.mirrorSlot) ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail
+        let luma = LayoutThumbnail.sampler(thumbnail).cells(window(photo, slot), columns: side, rows: side)
+        return ColourOrder.colours(luma: luma, chroma: chroma)
     }
 
     static func chromaCells(_ photo: GroupingPhoto, _ slot: Int) -> [(cb: Float, cr: Float)] {

@@ -28,14 +28,15 @@ struct PairRelationMeasurement {
         let truth = try Self.truth(corpus)
         let rows: [String: GroupingPhoto] = try database.read { db in
             var rows: [String: GroupingPhoto] = [:]
-            for row in try GRDB.Row.fetchAll(db, sql: "SELECT p.id, p.path, p.phash, f.window_phashes, f.thumbnail, p.capture_time, f.content_box FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'") {
+            for row in try GRDB.Row.fetchAll(db, sql: "SELECT p.id, p.path, p.phash, f.window_phashes, f.thumbnail, p.capture_time, f.content_box, f.chroma FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'") {
                 let path: String = row["path"]
                 let relative = String(path.dropFirst(corpus.count + 1))
                 rows[relative] = GroupingPhoto(id: row["id"], path: path, sha256: [], pHash: UInt64(bitPattern: row["phash"] ?? 0), dHash: 0,
                                                windowPHashes: WindowHashesColumn.decode(row["window_phashes"]),
                                                thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()), width: 1, height: 1, fileSize: 1,
                                                sharpness: 0, captureTime: (row["capture_time"] as String?).flatMap(CaptureTime.seconds),
-                                               contentBox: ContentBoxColumn.decode(row["content_box"]))
+                                               contentBox: ContentBoxColumn.decode(row["content_box"]),
+                                               chroma: [UInt8]((row["chroma"] as Data?) ?? Data()))
             }
             return rows
         }
@@ -73,6 +74,9 @@ struct PairRelationMeasurement {
             print("relations \(corpus) \(edit)\(kind): local change (the judge's rule): \(changes) of \(confirmable.count) confirmable pairs "
                   + "a change of the scene (largest region ≥ \(LocalChange.sceneChangeShare)), \(screened) spared by the rank screen; largest regions: "
                   + regions.map { String(format: "%.3f", $0) }.joined(separator: " "))
+            let orders = confirmable.compactMap(\.colourOrder).sorted()
+            print("relations \(corpus) \(edit)\(kind): colour order (ColourOrder.discordance at the judge's pairing; \(confirmable.count - orders.count) without a say): "
+                  + orders.map { String(format: "%.3f", $0) }.joined(separator: " "))
         }
     }
 
@@ -90,6 +94,8 @@ struct PairRelationMeasurement {
         /// rank screen (`PairJudge.strongestChange`) that spares it.
         var localRegion: Double = 0
         var screen: Float = 0
+        /// `ColourOrder.discordance` at the judge's pairing (nil: a photo nearly gray).
+        var colourOrder: Float?
     }
 
     /// The pairing with the smallest difference relative to its limit.
@@ -126,6 +132,12 @@ struct PairRelationMeasurement {
         let judged = aligned!.pairing
         best!.localRegion = PairJudge.localChange(a, b, judged).largestRegion
         best!.screen = PairJudge.strongestChange(PairJudge.cells(a, judged.slotA), PairJudge.cells(b, judged.slotB))
+        let bytes = 2 * ChromaLayout.side * ChromaLayout.side
+        if a.chroma.count == bytes, b.chroma.count == bytes {
+            let chromaA = PairJudge.chromaCells(a, judged.slotA), chromaB = PairJudge.chromaCells(b, judged.slotB)
+            best!.colourOrder = ColourOrder.discordance(PairJudge.colourCells(a, judged.slotA, chroma: chromaA),
+                                                        PairJudge.colourCells(b, judged.slotB, chroma: chromaB))
+        }
         return best!
     }
 
