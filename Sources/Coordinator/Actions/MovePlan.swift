@@ -17,7 +17,8 @@ struct PlannedMove: Sendable, Equatable {
 
 /// Which photos of a scan's groups `cull apply` moves, and where: the non-keepers of exact and
 /// near groups (and of similar groups with `includeSimilar`), outside reference folders, not a
-/// second path of a file already listed; each to the same path under `target` as under the
+/// second path of a file already listed, not the kept half of a RAW + JPEG pair (`PairsPolicy`
+/// decides which half that is before the plan is made); each to the same path under `target` as under the
 /// library's root. Pure: the file system is looked at when the plan is carried out.
 struct MovePlan: Sendable {
     var library: String
@@ -41,7 +42,7 @@ struct MovePlan: Sendable {
         var moves: [PlannedMove] = []
         var planned = Set<String>()
         for group in reply.groups where group.kind != "similar" || includeSimilar {
-            for member in group.members where !member.keeper && !member.reference && member.relation != "same file" {
+            for member in group.members where !member.keeper && !member.reference && !GroupsFormatter.neverMoves.contains(member.relation) {
                 // A photo in two groups (a keeper standing in a similar group) moves once.
                 guard member.path.hasPrefix(libraryPrefix), planned.insert(member.path).inserted else { continue }
                 moves.append(PlannedMove(

@@ -10,7 +10,8 @@ struct ApplyCommand: AsyncParsableCommand {
             Moves the non-keepers of the scan's exact and near groups (with --include-similar, of \
             its similar groups too) into --move-to DIR, at the same paths below DIR as below the \
             library, with their sidecars (.xmp, .aae, .json). Keepers, photos in reference \
-            folders and second paths of one file never move; a photo that changed since it was \
+            folders, second paths of one file and both halves of a camera's RAW + JPEG pair \
+            (unless --pairs names the half to keep) never move; a photo that changed since it was \
             analysed is left where it is and reported. Before each move a line is written and \
             flushed to DIR/cull-manifest-<UTC time>.jsonl, whose path is printed last: \
             `cull undo MANIFEST` puts everything back, also after an apply that was killed; \
@@ -32,6 +33,7 @@ struct ApplyCommand: AsyncParsableCommand {
     @Flag(help: "Also move the other shots of similar groups (bursts, brackets), keeping each group's best.")
     var includeSimilar = false
 
+    @OptionGroup var pairsOptions: PairsOptions
     @OptionGroup var source: ResultsSourceOptions
 
     func run() async throws {
@@ -49,9 +51,10 @@ struct ApplyCommand: AsyncParsableCommand {
     }
 
     private func groups() async throws -> Cull_V1_GroupsReply {
-        guard case .groupsReply(let reply) = try await source.answer(.groupsRequest(.with { $0.scanID = scan })) else {
+        guard case .groupsReply(var reply) = try await source.answer(.groupsRequest(.with { $0.scanID = scan })) else {
             throw CLIError.unexpectedAnswer
         }
+        reply.groups = pairsOptions.pairs.applied(to: reply.groups)
         return reply
     }
 

@@ -14,6 +14,7 @@ struct GroupsCommand: AsyncParsableCommand {
     @Option(help: "Output: table, csv (group,kind,path,keeper,distance, then more columns), json, or html (a page with thumbnails to review in a browser: `> review.html`).")
     var format: OutputFormat = .table
 
+    @OptionGroup var pairsOptions: PairsOptions
     @OptionGroup var clientOptions: ClientOptions
 
     func run() async throws {
@@ -24,7 +25,7 @@ struct GroupsCommand: AsyncParsableCommand {
             guard reply.scanState == "done" else {
                 throw CLIError("scan \(reply.scanID) is \(reply.scanState): it has no groups (only finished scans group); `cull status` lists the scans")
             }
-            let text = try await GroupsFormatter.output(reply.groups, format: format, root: reply.root, scanID: reply.scanID)
+            let text = try await GroupsFormatter.output(pairsOptions.pairs.applied(to: reply.groups), format: format, root: reply.root, scanID: reply.scanID)
             FileHandle.standardOutput.write(Data(text.utf8))
         }
     }

@@ -17,6 +17,8 @@ enum KeeperExplanation {
         case "largest": words = "largest file (\(GroupsFormatter.byteCount(keeper.fileSize)))"
         case "oldest": words = "the file modified first"
         case "path": words = group.kind == "exact" ? "identical copies: the shortest path" : "the shortest path (nothing else told them apart)"
+        case "pairs": words = RawJPEGPairs.half(of: keeper.path) == .raw ? "the RAW of its RAW + JPEG pair (--pairs keep-raw)"
+                                                                         : "the JPEG of its RAW + JPEG pair (--pairs keep-jpeg)"
         default: words = group.keeperReason
         }
         if group.keeperReason != "reference" && keeper.reference { words += "; in a reference folder" }
@@ -35,11 +37,15 @@ enum KeeperExplanation {
         let kept = others.filter(\.reference)
         let removable = others.filter { !$0.reference }
         for (relation, one, many) in [("identical", "identical copy", "identical copies"), ("edited copy", "edited copy", "edited copies"),
-                                      ("upscaled copy", "upscaled copy", "upscaled copies")] {
+                                      ("upscaled copy", "upscaled copy", "upscaled copies"),
+                                      (PairsPolicy.otherHalf, "other half of a RAW + JPEG pair", "other halves of RAW + JPEG pairs")] {
             let n = removable.filter { $0.relation == relation }.count
             if n > 0 { parts.append(count(n, one, many)) }
         }
-        let unknown = removable.filter { !["identical", "edited copy", "upscaled copy", "same file"].contains($0.relation) }.count
+        let pairs = removable.filter { $0.relation == MemberRelation.rawJPEGPair.rawValue }.count
+        if pairs > 0 { parts.append(count(pairs, "half of a RAW + JPEG pair (kept)", "halves of RAW + JPEG pairs (kept)")) }
+        let known = ["identical", "edited copy", "upscaled copy", "same file", PairsPolicy.otherHalf, MemberRelation.rawJPEGPair.rawValue]
+        let unknown = removable.filter { !known.contains($0.relation) }.count
         if unknown > 0 { parts.append(count(unknown, "copy", "copies")) }
         if !kept.isEmpty { parts.append("\(kept.count) in a reference folder (kept)") }
         let links = others.filter { $0.relation == "same file" && !$0.reference }.count

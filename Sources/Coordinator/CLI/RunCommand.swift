@@ -37,6 +37,7 @@ struct RunCommand: AsyncParsableCommand {
     var verbose = false
 
     @OptionGroup var keeperOptions: KeeperOptions
+    @OptionGroup var pairsOptions: PairsOptions
     @OptionGroup var filterOptions: WalkFilterOptions
     @OptionGroup var daemonOptions: DaemonOptions
     @OptionGroup var options: CoordinatorOptions
@@ -119,7 +120,7 @@ struct RunCommand: AsyncParsableCommand {
         guard scan.state == .done else {
             throw CLIError("scan \(scan.id) ended \(scan.state.rawValue): \(scan.error ?? "no reason recorded")")
         }
-        let groups = try await store.groups(scanID: scan.id)
+        let groups = pairsOptions.pairs.applied(to: try await store.groups(scanID: scan.id))
         let text = try await GroupsFormatter.output(groups, format: format, root: root, scanID: scan.id)
         FileHandle.standardOutput.write(Data(text.utf8))
         let analysedNow = try await store.analysedByScan(scan)

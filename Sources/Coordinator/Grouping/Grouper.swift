@@ -21,7 +21,7 @@ import Foundation
 struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
     /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
-    static let rulesVersion = 9
+    static let rulesVersion = 10
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -306,6 +306,8 @@ struct Grouper: Sendable {
             guard photo.inode != 0 else { continue }
             if !files.insert(FileIdentity(device: photo.device, inode: photo.inode)).inserted { sameFile.insert(index) }
         }
+        // A camera's RAW and its JPEG of one shot, both in the group: kept together.
+        let paired = kind == .similar ? [:] : RawJPEGPairs.partners(sorted.map { photos[$0].path })
         return PhotoGroup(
             kind: kind,
             keeper: photos[keeper].id,
@@ -314,6 +316,7 @@ struct Grouper: Sendable {
                 let relation: MemberRelation = index == keeper ? .keeper
                     : sameFile.contains(index) ? .sameFile
                     : kind == .similar ? .similarShot
+                    : paired[position] != nil ? .rawJPEGPair
                     : identical ? .identical
                     : choice.upscaled[position] ? .upscaledCopy : .editedCopy
                 return PhotoGroup.Member(

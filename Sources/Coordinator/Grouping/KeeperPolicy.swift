@@ -40,6 +40,9 @@ enum MemberRelation: String, Sendable, Equatable {
     /// Another path of a file listed before it in the group (a hard link, or a link to a
     /// file): one photo, never a copy that could go.
     case sameFile = "same file"
+    /// The other half of a camera's RAW + JPEG pair in the group (`RawJPEGPairs`): kept with
+    /// its partner, never a copy that could go unless `--pairs` names the half to keep.
+    case rawJPEGPair = "raw+jpeg pair"
 }
 
 /// How a group's keeper is chosen (docs/FEATURES.md, "Keepers"): photos in reference folders

@@ -954,7 +954,8 @@ public nonisolated struct Cull_V1_GroupMember: Sendable {
   /// What the member is to the keeper: "keeper", "identical" (same bytes), "edited copy",
   /// "upscaled copy" (more pixels than the camera original it came from), "similar shot", or
   /// "same file" (another path of a file listed before it in the group: a hard link, a link to
-  /// a file; never a copy that could go).
+  /// a file; never a copy that could go), or "raw+jpeg pair" (a half of a camera's RAW + JPEG
+  /// pair of one shot: kept with its partner).
   public var relation: String = String()
 
   /// in a reference folder: always kept, never moved
