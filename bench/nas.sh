@@ -30,12 +30,9 @@ python3 -c 'import fuse' 2>/dev/null || python3 -m pip install -q fusepy
 echo "building (release)..." >&2
 swift build -c release --build-tests -Xswiftc -enable-testing >/tmp/cull-nas-build.log 2>&1 || { tail -30 /tmp/cull-nas-build.log; exit 1; }
 
-photos="$cache/photos-4000x3000-q92"
-"$bin/cull-bench" generate --out "$photos" --count "$n" >&2
-set_dir="$cache/nas-set-$n"
-rm -rf "$set_dir" && mkdir -p "$set_dir"
-mapfile -t files < <(find "$photos" -maxdepth 1 -name 'photo-*.jpg' | sort | head -n "$n")
-ln -f "${files[@]}" "$set_dir/"
+source bench/camera-set.sh
+camera_set "$n" "$cache" "nas-set-$n"
+set_dir=$camera_set_dir
 total_bytes=$(du -b --apparent-size -c "$set_dir"/*.jpg | tail -1 | cut -f1)
 
 work=$(mktemp -d)

@@ -29,12 +29,10 @@ swift build -c release >/tmp/cull-throughput-build.log 2>&1 || { tail -30 /tmp/c
 
 # The photos (cached), then the set every tool sees: hard links to the first N, so `cull run`
 # and the peer, which walk a whole folder, see exactly these.
-photos="$cache/photos-4000x3000-q92"
-"$bin/cull-bench" generate --out "$photos" --count "$n" >&2
-set_dir="$cache/set-$n"
-rm -rf "$set_dir" && mkdir -p "$set_dir"
+source bench/camera-set.sh
+camera_set "$n" "$cache" "set-$n"
+set_dir=$camera_set_dir photos=$camera_photos
 mapfile -t files < <(find "$photos" -maxdepth 1 -name 'photo-*.jpg' | sort | head -n "$n")
-ln -f "${files[@]}" "$set_dir/"
 peer_dir="$set_dir"
 if [ "$peer_n" -lt "$n" ]; then
   peer_dir="$cache/set-$n-peer-$peer_n" && rm -rf "$peer_dir" && mkdir -p "$peer_dir"
