@@ -126,12 +126,10 @@ struct ApplyTests {
         let target = scratch.path + "/culled"
         let child = try Child("cull", ["apply", "--db", db, "--move-to", target], environment: ["CULL_APPLY_FAULTS": "move-delay-ms=200"],
                               in: scratch.path)
-        let deadline = ContinuousClock.now + .seconds(60)
         var manifest: String?
-        while ContinuousClock.now < deadline {
+        try? await waitUntil("four moves in the manifest", timeout: .seconds(60)) {
             manifest = (try? FileManager.default.contentsOfDirectory(atPath: target))?.first { $0.hasPrefix("cull-manifest-") }.map { target + "/" + $0 }
-            if let manifest, Self.moveLines(manifest) >= 4 { break }
-            try await Task.sleep(for: .milliseconds(20))
+            return manifest.map { Self.moveLines($0) >= 4 } ?? false
         }
         child.signal(SIGKILL)
         _ = await child.wait(timeout: .seconds(10))

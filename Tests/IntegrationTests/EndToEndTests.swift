@@ -83,13 +83,11 @@ struct EndToEndTests {
         }
 
         // Wait until both workers have joined.
-        let deadline = ContinuousClock.now + .seconds(30)
         var joined = 0
-        while ContinuousClock.now < deadline {
+        try? await waitUntil("both workers joined", timeout: .seconds(60)) {
             let status = try await runCommand("cull", ["workers", "--control", control, "--timeout", "2"], in: scratch.path)
             joined = status.stdout.components(separatedBy: "it-worker-").count - 1
-            if joined == 2 { break }
-            try await Task.sleep(for: .milliseconds(200))
+            return joined == 2
         }
         #expect(joined == 2, "serve stderr: \(serve.stderr)")
 

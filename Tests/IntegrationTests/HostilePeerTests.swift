@@ -46,11 +46,10 @@ struct HostilePeerTests {
         }
         // This worker ignores the cancel and answers anyway, late.
         peer.send(.result(features(for: job)))
-        let deadline = ContinuousClock.now + .seconds(10)
         var stale: UInt64 = 0
-        while ContinuousClock.now < deadline, stale == 0 {
+        try? await waitUntil("the late result counted", timeout: .seconds(30)) {
             stale = try await cluster.status()?.counters.resultsStale ?? 0
-            try await Task.sleep(for: .milliseconds(100))
+            return stale > 0
         }
         #expect(stale == 1, "the late result was counted as stale")
         let written = try await cluster.query { db in
@@ -82,11 +81,10 @@ struct HostilePeerTests {
         result.outcomes.append(.with { $0.photoID = 999_999; $0.features = result.outcomes[2].features })
         peer.send(.result(result))
 
-        let deadline = ContinuousClock.now + .seconds(10)
         var refused: UInt64 = 0
-        while ContinuousClock.now < deadline, refused < 3 {
+        try? await waitUntil("three outcomes refused", timeout: .seconds(30)) {
             refused = try await cluster.status()?.counters.outcomesRejected ?? 0
-            try await Task.sleep(for: .milliseconds(100))
+            return refused >= 3
         }
         #expect(refused == 3, "three outcomes refused and counted")
         let rows = try await cluster.query { db in
@@ -141,11 +139,9 @@ struct HostilePeerTests {
 
         // The coordinator works through its inbox at its own pace: poll until it has counted them.
         var reply: Cull_V1_StatusReply?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < deadline {
+        try? await waitUntil("the protocol errors counted", timeout: .seconds(60)) {
             reply = try? await cluster.status()
-            if let reply, reply.counters.protocolErrors > 1_000 { break }
-            try await Task.sleep(for: .milliseconds(100))
+            return (reply?.counters.protocolErrors ?? 0) > 1_000
         }
         drain.cancel()
         await fuzzer.close()

@@ -73,12 +73,10 @@ struct RunInterruptTests {
         let (scratch, library, environment) = try await prepare()
         let run = try Child("cull", ["run", library, "--workers", "2", "--db", scratch.path + "/run.sqlite"],
                             environment: environment, in: scratch.path)
-        let deadline = ContinuousClock.now + .seconds(60)
         var workers: [Int32] = []
-        while ContinuousClock.now < deadline {
+        try? await waitUntil("the workers started", timeout: .seconds(60)) {
             workers = workerPIDs(runPID: run.pid)
-            if workers.count == 2 { break }
-            try await Task.sleep(for: .milliseconds(50))
+            return workers.count == 2
         }
         #expect(workers.count == 2, "the workers started: \(run.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: environment["TMPDIR"]!).count == 1, "the private folder exists while it runs")
@@ -99,17 +97,19 @@ struct RunInterruptTests {
         }
     }
 
-    /// True once no worker of the run is alive (zombies count as gone), within 10 s.
+    /// True once no worker of the run is alive (zombies count as gone), within 30 s.
     func noneLeft(workers: [Int32], runPID: Int32) async throws -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            let alive = workers.filter { pid in
-                guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
-                return !stat.contains(") Z ")
-            } + workerPIDs(runPID: runPID)
-            if alive.isEmpty { return true }
-            try await Task.sleep(for: .milliseconds(50))
+        do {
+            try await waitUntil("the workers gone", timeout: .seconds(30)) {
+                let alive = workers.filter { pid in
+                    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+                    return !stat.contains(") Z ")
+                } + workerPIDs(runPID: runPID)
+                return alive.isEmpty
+            }
+            return true
+        } catch is HarnessError {
+            return false
         }
-        return false
     }
 }
