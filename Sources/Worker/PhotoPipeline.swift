@@ -54,6 +54,29 @@ struct PhotoPipeline: Sendable {
         let path = photo.path
         do {
             let faults = self.faults, policy = readPolicy
+            // With previews, the head of the file first: a JPEG whose EXIF thumbnail is used
+            // needs nothing else (docs/FEATURES.md, "Reading only what is needed"). Each read,
+            // head or whole, runs on the fetch queue under the job's fetch timeout.
+            if options.usePreviews {
+                let fetchStarted = ContinuousClock.now
+                let head = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
+                    let target = try policy.resolve(path)
+                    faults.beforeRead(path)
+                    return try PhotoFetcher.fetchHead(path: target, maxFileBytes: options.maxFileBytes)
+                }
+                if let head {
+                    let analysisStarted = ContinuousClock.now
+                    metrics.fetched(in: analysisStarted - fetchStarted)
+                    let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
+                        PhotoAnalyzer.analyzeFromHead(head.bytes, path: path, options: options)
+                    }
+                    if let features {
+                        metrics.analysed(in: ContinuousClock.now - analysisStarted)
+                        outcome.features = Cull_V1_Features(features, sha256: head.sha256, fileSize: head.fileSize, sha256IsHeadTail: true)
+                        return outcome
+                    }
+                }
+            }
             let fetchStarted = ContinuousClock.now
             let fetched = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
                 // The roots are checked here, on the fetch queue: resolving links is file system I/O.
@@ -67,7 +90,7 @@ struct PhotoPipeline: Sendable {
                 try PhotoAnalyzer.analyze(fetched.bytes, path: path, options: options)
             }
             metrics.analysed(in: ContinuousClock.now - analysisStarted)
-            outcome.features = Cull_V1_Features(features, sha256: fetched.sha256, fileSize: fetched.bytes.count)
+            outcome.features = Cull_V1_Features(features, sha256: fetched.sha256, fileSize: fetched.fileSize)
         } catch let failure as AnalysisFailure {
             outcome.failure = Cull_V1_Failure(failure)
         } catch let timeout as TimeoutError where timeout.operation.hasPrefix("reading") {

@@ -3,9 +3,10 @@ import Foundation
 import Shared
 
 extension Cull_V1_Features {
-    init(_ features: PhotoFeatures, sha256: [UInt8], fileSize: Int) {
+    init(_ features: PhotoFeatures, sha256: [UInt8], fileSize: Int, sha256IsHeadTail: Bool = false) {
         self.init()
         self.sha256 = Data(sha256)
+        sha256HeadTail = sha256IsHeadTail
         phash = features.pHash
         dhash = features.dHash
         windowPhash = features.windowPHashes

@@ -75,7 +75,7 @@ extension CullStore {
                 } else {
                     try db.execute(sql: """
                         UPDATE photos SET size = ?, mtime_ns = ?, seen_generation = ?, status = ?, device = ?, inode = ?, links = ?,
-                            sha256 = NULL, phash = NULL, dhash = NULL, error_kind = NULL, error_message = NULL
+                            sha256 = NULL, sha256_head_tail = NULL, phash = NULL, dhash = NULL, error_kind = NULL, error_message = NULL
                         WHERE id = ?
                         """, arguments: [file.size, file.mtimeNanoseconds, scan.generation, PhotoStatus.pending, file.device, file.inode, file.links, id])
                     try db.execute(sql: "DELETE FROM photo_features WHERE photo_id = ?", arguments: [id])

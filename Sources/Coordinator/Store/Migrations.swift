@@ -250,6 +250,13 @@ enum Migrations {
             // once). The pipeline version itself stays: nothing analysed needs redoing.
             try db.execute(sql: "UPDATE photos SET pipeline_version = NULL WHERE status = 'failed' AND error_kind = 'unsupported'")
         }
+        migrator.registerMigration("v11: a digest of a file's head and tail, kept apart from the whole file's") { db in
+            // Workers analysing a JPEG from its EXIF thumbnail read only the head and the tail of
+            // the file, and send a digest of those (`Features.sha256_head_tail`). It is stored
+            // here, never in `sha256`, which stays the whole file's: the only digest that calls
+            // two files identical. Rows from before hold whole-file digests.
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN sha256_head_tail BLOB")
+        }
         return migrator
     }
 }

@@ -77,7 +77,7 @@ private struct OutcomeWriter {
         self.db = db
         analysed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'analysed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
-                pipeline_version = ?, sha256 = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
+                pipeline_version = ?, sha256 = ?, sha256_head_tail = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
                 orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, sharpness = ?,
                 mean_luma = ?, from_preview = ?, error_kind = NULL, error_message = NULL
             WHERE id = ? AND job_id = ? AND status = 'pending'
@@ -121,7 +121,10 @@ private struct OutcomeWriter {
                     continue
                 }
                 try analysed.execute(arguments: [
-                    result.generation, result.attempt, pipeline, f.sha256, Int64(bitPattern: f.phash),
+                    // A digest of the head and tail only is kept apart: `sha256` is always of the
+                    // whole file, the only digest that ever calls two files identical.
+                    result.generation, result.attempt, pipeline, f.sha256HeadTail ? nil : f.sha256, f.sha256HeadTail ? f.sha256 : nil,
+                    Int64(bitPattern: f.phash),
                     Int64(bitPattern: f.dhash), f.width, f.height, f.format, f.orientation,
                     f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty,
                     f.sharpness, f.meanLuma, f.mayComeFromPreview(fullDecode: fullDecode), outcome.photoID, result.jobID,

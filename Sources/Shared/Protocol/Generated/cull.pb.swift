@@ -412,6 +412,16 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
     set {_uniqueStorage()._chroma = newValue}
   }
 
+  /// true: `sha256` is not of the whole file but of its size, its first 128 KiB and its last
+  /// 16 KiB (the worker read only the head, for the embedded preview, and the tail). Never an
+  /// identity: the coordinator calls files identical only on whole-file digests, and has a
+  /// photo read whole (a verification job) before grouping calls it a duplicate. false: the
+  /// whole file, as every worker before this field sends.
+  public var sha256HeadTail: Bool {
+    get {_storage._sha256HeadTail}
+    set {_uniqueStorage()._sha256HeadTail = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1565,7 +1575,7 @@ nonisolated extension Cull_V1_Job: SwiftProtobuf.Message, SwiftProtobuf._Message
 
 nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Features"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0\u{3}sha256_head_tail\0")
 
   fileprivate class _StorageClass {
     var _sha256: Data = Data()
@@ -1589,6 +1599,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
     var _mirrorPhash: UInt64 = 0
     var _content: Cull_V1_ContentBox? = nil
     var _chroma: Data = Data()
+    var _sha256HeadTail: Bool = false
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1620,6 +1631,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       _mirrorPhash = source._mirrorPhash
       _content = source._content
       _chroma = source._chroma
+      _sha256HeadTail = source._sha256HeadTail
     }
   }
 
@@ -1659,6 +1671,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         case 19: try { try decoder.decodeSingularFixed64Field(value: &_storage._mirrorPhash) }()
         case 20: try { try decoder.decodeSingularMessageField(value: &_storage._content) }()
         case 21: try { try decoder.decodeSingularBytesField(value: &_storage._chroma) }()
+        case 22: try { try decoder.decodeSingularBoolField(value: &_storage._sha256HeadTail) }()
         default: break
         }
       }
@@ -1734,6 +1747,9 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       if !_storage._chroma.isEmpty {
         try visitor.visitSingularBytesField(value: _storage._chroma, fieldNumber: 21)
       }
+      if _storage._sha256HeadTail != false {
+        try visitor.visitSingularBoolField(value: _storage._sha256HeadTail, fieldNumber: 22)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1764,6 +1780,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         if _storage._mirrorPhash != rhs_storage._mirrorPhash {return false}
         if _storage._content != rhs_storage._content {return false}
         if _storage._chroma != rhs_storage._chroma {return false}
+        if _storage._sha256HeadTail != rhs_storage._sha256HeadTail {return false}
         return true
       }
       if !storagesAreEqual {return false}
