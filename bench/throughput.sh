@@ -93,7 +93,7 @@ end_to_end() {  # PREVIEWS: a fresh database, so every photo is analysed
   start_clock
   "$bin/cull" run "$set_dir" --db "$db" --format csv "${flags[@]}" > /dev/null 2> "$work/run.err"
   wall=$(wall_since_start)
-  grep -q "scanned $n files.*: $n analysed" "$work/run.err" || { echo "cull run did not analyse all $n:" >&2; cat "$work/run.err" >&2; exit 1; }
+  grep -q "scanned $n files.*: $n new or changed, 0 unchanged, 0 could not be analysed" "$work/run.err" || { echo "cull run did not analyse all $n:" >&2; cat "$work/run.err" >&2; exit 1; }
   record "run-$1" "$n" "$wall" "$(cpu_ticks_since_start)"
   rm -f "$db" "$db-wal" "$db-shm"
 }
