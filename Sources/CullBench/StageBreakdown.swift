@@ -38,7 +38,7 @@ struct StageBreakdown {
         let whole = perPhoto(.fetch) + perPhoto(.analyze)
         let rest = perPhoto(.analyze) - perPhoto(.header) - perPhoto(.exif) - perPhoto(.decode)
         func line(_ name: String, _ ms: Double) -> String {
-            String(format: "  %@ %7.2f ms  %5.1f%%", name.padding(toLength: 44, withPad: " ", startingAt: 0), ms, ms * 100 / whole)
+            String(format: "  %@ %8.3f ms  %5.1f%%", name.padding(toLength: 44, withPad: " ", startingAt: 0), ms, ms * 100 / whole)
         }
         var lines = ["per photo, one thread, \(photos) photos:"]
         lines += Stage.allCases.map { line($0.rawValue, perPhoto($0)) }
