@@ -83,23 +83,29 @@ extension PhotoFetcher {
     public static let headBytes = 128 * 1024
     public static let tailBytes = 16 * 1024
 
-    /// The head of a file and a digest of its size, head and tail (`Fetched.sha256`, with
-    /// `sha256IsHeadTail`), for analysing a photo from its embedded preview without reading the
-    /// rest; nil when the file is no larger than head and tail together (read it whole).
-    /// The same checks as `fetch` (a regular file, within `maxFileBytes`, not empty).
-    public static func fetchHead(path: String, maxFileBytes: Int) throws(AnalysisFailure) -> Fetched? {
+    /// The longest head `fetchHead` reads when a JPEG's segments before its frame header run
+    /// past the usual 128 KiB (`JPEGHead`); past it the file is read whole.
+    public static let longestHead = 1024 * 1024
+
+    /// The head of a file (its first `length` bytes, at least `headBytes`) and a digest of its
+    /// size, first `headBytes` and tail (`Fetched.sha256`, with `sha256IsHeadTail`), for
+    /// analysing a photo from its embedded preview without reading the rest; nil when the
+    /// file is no larger than the head and the tail together (read it whole). The same checks
+    /// as `fetch` (a regular file, within `maxFileBytes`, not empty).
+    public static func fetchHead(path: String, maxFileBytes: Int, length: Int = headBytes) throws(AnalysisFailure) -> Fetched? {
+        precondition(length >= headBytes)
         let (fd, size) = try openPhoto(path, maxFileBytes: maxFileBytes)
         defer { close(fd) }
-        guard size > headBytes + tailBytes else { return nil }
+        guard size > length + tailBytes else { return nil }
         // Read-ahead would fetch what the head does not need (over a network mount, every byte
         // of it crosses the wire): the two reads say exactly what they want.
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM)
-        let head = try readRange(fd, path: path, offset: 0, count: headBytes)
+        let head = try readRange(fd, path: path, offset: 0, count: length)
         let tail = try readRange(fd, path: path, offset: size - tailBytes, count: tailBytes)
         var hasher = SHA256()
         hasher.update(data: Array("cull head+tail v1".utf8))
         withUnsafeBytes(of: UInt64(size).littleEndian) { hasher.update(bufferPointer: $0) }
-        hasher.update(data: head)
+        hasher.update(data: head.prefix(headBytes))
         hasher.update(data: tail)
         return Fetched(bytes: head, sha256: Array(hasher.finalize()), fileSize: size, sha256IsHeadTail: true)
     }

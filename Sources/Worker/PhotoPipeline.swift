@@ -57,25 +57,9 @@ struct PhotoPipeline: Sendable {
             // With previews, the head of the file first: a JPEG whose EXIF thumbnail is used
             // needs nothing else (docs/FEATURES.md, "Reading only what is needed"). Each read,
             // head or whole, runs on the fetch queue under the job's fetch timeout.
-            if options.usePreviews {
-                let fetchStarted = ContinuousClock.now
-                let head = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
-                    let target = try policy.resolve(path)
-                    faults.beforeRead(path)
-                    return try PhotoFetcher.fetchHead(path: target, maxFileBytes: options.maxFileBytes)
-                }
-                if let head {
-                    let analysisStarted = ContinuousClock.now
-                    metrics.fetched(in: analysisStarted - fetchStarted)
-                    let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
-                        PhotoAnalyzer.analyzeFromHead(head.bytes, path: path, options: options)
-                    }
-                    if let features {
-                        metrics.analysed(in: ContinuousClock.now - analysisStarted)
-                        outcome.features = Cull_V1_Features(features, sha256: head.sha256, fileSize: head.fileSize, sha256IsHeadTail: true)
-                        return outcome
-                    }
-                }
+            if options.usePreviews, let features = try await analyzeFromHead(path, fetchTimeout: fetchTimeout, options: options) {
+                outcome.features = features
+                return outcome
             }
             let fetchStarted = ContinuousClock.now
             let fetched = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
@@ -105,6 +89,38 @@ struct PhotoPipeline: Sendable {
             outcome.failure = Cull_V1_Failure(AnalysisFailure(.internal, "\(path): \(error)"))
         }
         return outcome
+    }
+
+    /// The features of a JPEG analysed from the head of its file (docs/FEATURES.md, "Reading
+    /// only what is needed"), nil when its thumbnail is not used or the file is small: read it
+    /// whole then. A head that ends before the frame header is read again as long as the
+    /// segments before it need (`JPEGHead`), up to `PhotoFetcher.longestHead`. Every read on
+    /// the fetch queue under the job's fetch timeout, every analysis on the compute queue.
+    private func analyzeFromHead(_ path: String, fetchTimeout: Duration, options: AnalysisOptions) async throws -> Cull_V1_Features? {
+        let faults = self.faults, policy = readPolicy
+        var length = PhotoFetcher.headBytes
+        while true {
+            let fetchStarted = ContinuousClock.now
+            let reading = length
+            guard let head = try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)", {
+                let target = try policy.resolve(path)
+                faults.beforeRead(path)
+                return try PhotoFetcher.fetchHead(path: target, maxFileBytes: options.maxFileBytes, length: reading)
+            }) else { return nil }
+            let analysisStarted = ContinuousClock.now
+            metrics.fetched(in: analysisStarted - fetchStarted)
+            let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
+                PhotoAnalyzer.analyzeFromHead(head.bytes, path: path, options: options)
+            }
+            if let features {
+                metrics.analysed(in: ContinuousClock.now - analysisStarted)
+                return Cull_V1_Features(features, sha256: head.sha256, fileSize: head.fileSize, sha256IsHeadTail: true)
+            }
+            // One more segment's worth past what the markers say is missing, if that is allowed.
+            guard case .needsAtLeast(let needed)? = JPEGHead.extent(head.bytes), needed > length else { return nil }
+            length = needed + 64 * 1024
+            guard length <= PhotoFetcher.longestHead else { return nil }
+        }
     }
 
     /// Runs every photo of a job concurrently (the limiters bound it) and collects one

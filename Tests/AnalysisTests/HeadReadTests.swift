@@ -7,12 +7,7 @@ import Testing
 @Suite("Head-only reads", .timeLimit(.minutes(2)))
 struct HeadReadTests {
     /// A camera-like JPEG well over head and tail together, with a 160×120 EXIF thumbnail.
-    static func cameraJPEG(seed: Int = 51) throws -> [UInt8] {
-        let image = SyntheticPhoto.make(seed: UInt64(seed), width: 2400, height: 1800)
-        let thumbnail = try JPEGEncoder.encode(rgb: image.resized(width: 160, height: 120).pixels, width: 160, height: 120, quality: 85)
-        let shot = CameraEXIF.Shot(width: 2400, height: 1800, captureTime: "2024:06:01 10:02:03")
-        return try JPEGEncoder.encode(rgb: image.pixels, width: 2400, height: 1800, quality: 92, exif: CameraEXIF.block(for: shot, thumbnail: thumbnail))
-    }
+    static func cameraJPEG(seed: Int = 51) throws -> [UInt8] { try SampleCameraJPEG.encode(seed: UInt64(seed)) }
 
     static func write(_ bytes: [UInt8]) throws -> String {
         let path = NSTemporaryDirectory() + "cull-head-\(UUID().uuidString).jpg"
@@ -42,6 +37,31 @@ struct HeadReadTests {
         let plain = SyntheticPhoto.make(seed: 52, width: 2400, height: 1800)
         let noThumbnail = try JPEGEncoder.encode(rgb: plain.pixels, width: 2400, height: 1800, quality: 92)
         #expect(PhotoAnalyzer.analyzeFromHead(Array(noThumbnail.prefix(PhotoFetcher.headBytes)), path: path, options: options) == nil)
+    }
+
+    @Test("the markers say how long a head must be: a frame header past the head asks for more; a head holding it says where it ends")
+    func extent() throws {
+        let bytes = try Self.cameraJPEG()
+        guard case .headerEnds(let usual)? = JPEGHead.extent(Array(bytes.prefix(PhotoFetcher.headBytes))) else {
+            Issue.record("a camera JPEG's frame header lies in its first 128 KiB")
+            return
+        }
+        #expect(usual < 70_000)
+        let long = SampleCameraJPEG.withLargeSegments(bytes, count: 4)
+        guard case .needsAtLeast(let needed)? = JPEGHead.extent(Array(long.prefix(PhotoFetcher.headBytes))),
+              case .headerEnds(let end)? = JPEGHead.extent(long) else {
+            Issue.record("the long file's head does not hold its frame header")
+            return
+        }
+        #expect(needed > PhotoFetcher.headBytes && needed <= end && end > 240_000)
+        var options = AnalysisOptions()
+        options.usePreviews = true
+        let fromHead = PhotoAnalyzer.analyzeFromHead(Array(long.prefix(end)), path: "/t/long.jpg", options: options)
+        let whole = try PhotoAnalyzer.analyze(long, path: "/t/long.jpg", options: options)
+        #expect(fromHead != nil && fromHead == whole, "a head as long as the markers say holds all the preview needs")
+        let tooShort = PhotoAnalyzer.analyzeFromHead(Array(long.prefix(PhotoFetcher.headBytes)), path: "/t/long.jpg", options: options)
+        #expect(tooShort == nil, "128 KiB do not reach the frame header")
+        #expect(JPEGHead.extent([0x89, 0x50, 0x4E, 0x47]) == nil && JPEGHead.extent([0xFF, 0xD8, 0x00, 0x00, 0x00, 0x00]) == nil)
     }
 
     @Test("the digest covers size, head and tail: a byte copy has the same, a changed tail another, a changed middle the same (so it is never an identity)")
