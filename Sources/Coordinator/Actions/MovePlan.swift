@@ -42,7 +42,7 @@ struct MovePlan: Sendable {
         var moves: [PlannedMove] = []
         var planned = Set<String>()
         for group in reply.groups where group.kind != "similar" || includeSimilar {
-            for member in group.members where !member.keeper && !member.reference && !GroupsFormatter.neverMoves.contains(member.relation) {
+            for member in group.members where !member.keeper && !member.reference && !MemberRelation.neverMoving.contains(member.relation) {
                 // A photo in two groups (a keeper standing in a similar group) moves once.
                 guard member.path.hasPrefix(libraryPrefix), planned.insert(member.path).inserted else { continue }
                 moves.append(PlannedMove(

@@ -115,11 +115,8 @@ enum GroupsFormatter {
     /// another path of a file listed before it, not the kept half of a RAW + JPEG pair, and in
     /// a group of duplicates.
     static func couldGo(_ member: Cull_V1_GroupMember) -> Bool {
-        !member.keeper && !member.reference && !neverMoves.contains(member.relation) && member.relation != "similar shot"
+        !member.keeper && !member.reference && !MemberRelation.neverMoving.contains(member.relation) && member.relation != "similar shot"
     }
-
-    /// Relations whose members stay whatever the group (`MovePlan` too).
-    static let neverMoves: Set<String> = [MemberRelation.sameFile.rawValue, MemberRelation.rawJPEGPair.rawValue]
 
     static func byteCount(_ bytes: UInt64) -> String {
         let units = ["B", "KB", "MB", "GB", "TB"]

@@ -43,6 +43,10 @@ enum MemberRelation: String, Sendable, Equatable {
     /// The other half of a camera's RAW + JPEG pair in the group (`RawJPEGPairs`): kept with
     /// its partner, never a copy that could go unless `--pairs` names the half to keep.
     case rawJPEGPair = "raw+jpeg pair"
+
+    /// The relations (as the wire spells them) whose members never move, whatever their group:
+    /// what the summary counts as could go and `cull apply` moves both leave them out.
+    static let neverMoving: Set<String> = [sameFile.rawValue, rawJPEGPair.rawValue]
 }
 
 /// How a group's keeper is chosen (docs/FEATURES.md, "Keepers"): photos in reference folders
