@@ -28,11 +28,14 @@ final class CoordinatorHarness: Sendable {
         store = try await CullStore.inMemory(on: BlockingQueue(label: "test.store", limit: 1))
         var configuration = CoordinatorConfiguration(workEndpoint: "inproc://test", controlEndpoint: nil)
         configuration.jobSize = 1
-        // Live fake workers beat every 20 ms; only a worker silent for 5 s is dead, so a test
-        // run on a loaded machine never loses one by accident (the silent-worker test advances
-        // the coordinator's clock instead of waiting).
+        // Live fake workers beat every 20 ms; only a worker silent for 60 s is dead. The test
+        // process shares two cooperative threads among every suite of a parallel run, and a few
+        // synchronous suites can hold both for seconds; when the pool comes back, the deadline
+        // monitor may look before the heartbeats queued meanwhile are read. At 5 s a CI run
+        // lost a worker that way (no job ever came). The silent-worker test sets its own
+        // liveness and advances the coordinator's clock instead of waiting.
         configuration.heartbeatInterval = .milliseconds(50)
-        configuration.heartbeatLiveness = 100
+        configuration.heartbeatLiveness = 1200
         configuration.reconcileInterval = .seconds(60)  // the tests check the event-driven paths
         configure(&configuration)
         coordinator = Coordinator(configuration: configuration, store: store, work: work, control: nil, host: "test",

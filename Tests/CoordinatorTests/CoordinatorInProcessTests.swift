@@ -55,7 +55,10 @@ struct CoordinatorInProcessTests {
     func silentWorker() async throws {
         // The test judges by hand (as swift-nio's embedded loop runs by hand): a tick of the
         // monitor's own could come between the clock's jump and alive's next heartbeat.
-        let harness = try await CoordinatorHarness(photos: 1) { $0.deadlineTick = .seconds(3600) }
+        let harness = try await CoordinatorHarness(photos: 1) {
+            $0.deadlineTick = .seconds(3600)
+            $0.heartbeatLiveness = 100  // 100 × 50 ms = 5 s
+        }
         let mailbox = Mailbox()
         let silent = try await FakeWorker.join("silent", capacity: 1, on: harness, mailbox: mailbox)
         _ = try await harness.startScan()
