@@ -68,6 +68,11 @@ let package = Package(
             providers: [.apt(["libtiff-dev"])]
         ),
         .systemLibrary(
+            name: "CExif",
+            pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]
+        ),
+        .systemLibrary(
             name: "CHeif",
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
@@ -100,6 +105,7 @@ let package = Package(
                 "CHeif",
                 "CTIFF",
                 "CLibRaw",
+                "CExif",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strictSwift6

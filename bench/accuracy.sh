@@ -15,7 +15,8 @@ holdout=${2:-/tmp/holdout-corpus}
 python3 -c 'import imagehash' 2>/dev/null || python3 -m pip install -q imagehash
 python3 -c 'import piexif' 2>/dev/null || python3 -m pip install -q piexif
 command -v heif-enc >/dev/null || apt-get install -y -q libheif-examples >/dev/null
-swift build -c release >/dev/null
+source bench/release-build.sh
+release_build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -22,9 +22,8 @@ mode=${1:-candidates}
 sizes=${2:-}
 shared=${SHARED:-../shared/corpus}
 model=${CULL_FEATURE_MODEL:-/tmp/cull-feature-model.json}
-# One release build with -enable-testing serves both the cull binary and the benchmark tests
-# (a plain release build first would only be rebuilt over).
-swift build -c release --build-tests -Xswiftc -enable-testing >/dev/null
+source bench/release-build.sh
+release_build
 case $mode in
   candidates|grouper)
     if [ ! -f "$model" ]; then

@@ -18,7 +18,8 @@ holdout=${3:-/tmp/holdout-corpus}
 [ -f "$hard/truth.csv" ] || python3 "$shared/build-corpus.py" --out "$hard" --hard
 [ -f "$dev/truth.csv" ] || python3 "$shared/build-corpus.py" --out "$dev"
 [ -f "$holdout/truth.csv" ] || python3 bench/holdout-corpus.py "$holdout"
-swift build -c release --product cull >/dev/null
+source bench/release-build.sh
+release_build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 for corpus in "$hard" "$dev" "$holdout"; do

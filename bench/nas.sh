@@ -25,10 +25,8 @@ if ! command -v fusermount >/dev/null || ! ldconfig -p | grep -q 'libfuse.so.2';
 fi
 python3 -c 'import fuse' 2>/dev/null || python3 -m pip install -q fusepy
 
-# One release build with -enable-testing, as bench/grouping.sh builds it (a plain release build
-# first would only be rebuilt over).
-echo "building (release)..." >&2
-swift build -c release --build-tests -Xswiftc -enable-testing >/tmp/cull-nas-build.log 2>&1 || { tail -30 /tmp/cull-nas-build.log; exit 1; }
+source bench/release-build.sh
+release_build
 
 source bench/camera-set.sh
 camera_set "$n" "$cache" "nas-set-$n"

@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared/corpus}
-swift build -c release --build-tests -Xswiftc -enable-testing >/dev/null
+source bench/release-build.sh
+release_build
 source bench/analysed-corpora.sh
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 analysed_corpora "$work"

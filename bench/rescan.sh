@@ -6,7 +6,7 @@
 #
 #   bench/rescan.sh LIBRARY DB [ROUNDS]   (LIBRARY analysed into DB by `cull run` before)
 #
-# Release build of this checkout (swift build -c release); page cache warm (the first run read
+# Release build of this checkout (bench/release-build.sh); page cache warm (the first run read
 # everything). Run on an idle machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."

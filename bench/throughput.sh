@@ -24,8 +24,8 @@ if ! command -v djpeg >/dev/null; then
 fi
 python3 -c 'import imagehash' 2>/dev/null || python3 -m pip install -q imagehash
 
-echo "building (release)..." >&2
-swift build -c release >/tmp/cull-throughput-build.log 2>&1 || { tail -30 /tmp/cull-throughput-build.log; exit 1; }
+source bench/release-build.sh
+release_build
 
 # The photos (cached), then the set every tool sees: hard links to the first N, so `cull run`
 # and the peer, which walk a whole folder, see exactly these.

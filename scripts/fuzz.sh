@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes cull's parsers of untrusted photo bytes with libFuzzer (issue 12, point 6).
-#   scripts/fuzz.sh metadata [RUNS]   the EXIF/TIFF metadata readers (default 1,000,000 inputs)
+#   scripts/fuzz.sh metadata [RUNS]   the EXIF metadata path, libexif included (default 1,000,000 inputs)
 #   scripts/fuzz.sh analyzer [RUNS]   the whole analysis: detection, every decoder, features
 #                                     (default 20,000 inputs; each decodes an image, about 40 a second under ASan)
 # Builds the target with swiftc -sanitize=fuzzer,address from the sources it covers, seeds it
@@ -17,7 +17,7 @@ case "$target" in
   metadata)
     runs=${runs:-1000000}
     sources=(fuzz/MetadataFuzzTarget.swift Sources/Analysis/Metadata/*.swift)
-    flags=() ;;
+    flags=(-I Sources/CExif -lexif) ;;
   analyzer)
     runs=${runs:-20000}
     # Everything the analysis runs; the file reader (which needs swift-crypto) and the sample
@@ -25,11 +25,11 @@ case "$target" in
     mapfile -t sources < <(ls fuzz/AnalyzerFuzzTarget.swift Sources/Analysis/*.swift Sources/Analysis/*/*.swift \
       | grep -v -e PhotoFetcher.swift -e /Samples/)
     flags=()
-    for module in CTurboJPEG CPNG CWebP CHeif CTIFF CLibRaw; do flags+=(-I "Sources/$module"); done
+    for module in CTurboJPEG CPNG CWebP CHeif CTIFF CLibRaw CExif; do flags+=(-I "Sources/$module"); done
     for pc in libturbojpeg libpng libwebp libheif libtiff-4; do
       for flag in $(pkg-config --cflags-only-I "$pc"); do flags+=(-Xcc "$flag"); done
     done
-    flags+=(-lturbojpeg -lpng16 -lwebp -lheif -ltiff -lraw) ;;
+    flags+=(-lturbojpeg -lpng16 -lwebp -lheif -ltiff -lraw -lexif) ;;
   *) echo "fuzz: unknown target $target (metadata or analyzer)" >&2; exit 64 ;;
 esac
 binary=$out/fuzz-$target

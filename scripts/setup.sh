@@ -12,6 +12,7 @@ packages=(
   libheif-dev           # HEIC/HEIF decode (CHeif; HEVC through libde265)
   libtiff-dev           # TIFF decode (CTIFF)
   libraw-dev            # camera RAW decode: DNG, NEF, CR2, CR3, ARW, RAF, ORF, RW2 (CLibRaw)
+  libexif-dev           # EXIF of JPEG and HEIF photos: capture time, camera, orientation, thumbnail (CExif)
   libheif-examples      # heif-enc: tests write HEICs with thumbnail items (--previews)
   libjpeg-turbo-progs   # jpegtran: tests crop JPEGs losslessly keeping their EXIF (stale previews)
   libsqlite3-dev        # SQLite for GRDB

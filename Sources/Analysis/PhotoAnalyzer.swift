@@ -93,12 +93,10 @@ public enum PhotoAnalyzer {
 
     static func analyzeTIFF(_ bytes: [UInt8], path: String, options: AnalysisOptions) throws(AnalysisFailure) -> PhotoFeatures {
         let decoded = try TIFFDecoder.decode(bytes, path: path, minShortSide: options.minShortSide, maxPixels: options.maxPixels)
-        var metadata = TIFFMetadataReader.read(bytes[...])
-        metadata.orientation = decoded.orientation
         let swaps = decoded.orientation >= 5
         let oriented = decoded.pixels.oriented(decoded.orientation)
         return features(.tiff, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
-                        width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height, metadata: metadata)
+                        width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height, metadata: decoded.metadata)
     }
 
     static func analyzeJPEG(_ bytes: [UInt8], path: String, options: AnalysisOptions) throws(AnalysisFailure) -> PhotoFeatures {
@@ -123,11 +121,7 @@ public enum PhotoAnalyzer {
     /// image" (no thumbnail, too small, another frame, or damaged: a bad preview never fails
     /// a photo whose main image is fine).
     static func exifPreview(_ bytes: [UInt8], header: JPEGDecoder.Header, metadata: PhotoMetadata) -> DecodedPixels? {
-        guard let thumbnail = metadata.thumbnail, let tiff = JPEGMetadataReader.exifBlock(bytes) else { return nil }
-        let start = tiff.lowerBound + thumbnail.lowerBound, end = tiff.lowerBound + thumbnail.upperBound
-        guard start >= tiff.lowerBound, end <= tiff.upperBound, start < end else { return nil }
-        let preview = Array(bytes[start..<end])
-        guard let previewHeader = try? JPEGDecoder.header(preview),
+        guard let preview = metadata.thumbnail, let previewHeader = try? JPEGDecoder.header(preview),
               PreviewPolicy.accepts(previewWidth: previewHeader.width, previewHeight: previewHeader.height,
                                     width: header.width, height: header.height) else { return nil }
         return try? JPEGDecoder.decode(preview, minShortSide: PreviewPolicy.minimumShortSide)

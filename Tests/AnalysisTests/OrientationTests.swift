@@ -50,15 +50,18 @@ struct OrientationTests {
         #expect(PerceptualHash.distance(a.pHash, b.pHash) <= 2)
     }
 
-    @Test("malformed TIFF blocks yield defaults, never a crash")
+    @Test("malformed EXIF blocks yield defaults, never a crash (libexif through ExifReader)")
     func hostileTIFF() {
+        #expect(ExifReader.read(tiff: EXIFBuilder.orientationBlock(6)[...]).orientation == 6, "the intact block reads")
         var generator = SplitMix64(seed: 99)
         for _ in 0..<5_000 {
             var block = EXIFBuilder.orientationBlock(6)
             for _ in 0..<3 { block[Int(generator.next() % UInt64(block.count))] = UInt8(truncatingIfNeeded: generator.next()) }
             let length = Int(generator.next() % UInt64(block.count + 1))
-            _ = TIFFMetadataReader.read(block[0..<length])
+            let metadata = ExifReader.read(tiff: block[0..<length])
+            #expect((1...8).contains(metadata.orientation))
         }
-        #expect(TIFFMetadataReader.read([]).orientation == 1)
+        #expect(ExifReader.read(tiff: []).orientation == 1)
+        #expect(ExifReader.read(payload: []).orientation == 1)
     }
 }

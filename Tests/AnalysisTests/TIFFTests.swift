@@ -49,7 +49,7 @@ struct TIFFTests {
         }
     }
 
-    @Test("the Orientation tag turns the picture as EXIF orientation does; Make and Model are kept")
+    @Test("the Orientation tag turns the picture as EXIF orientation does; Make, Model and the EXIF capture time are kept")
     func orientationAndCamera() throws {
         // Stored turned a quarter to the left, tagged 6 ("rotate 90° clockwise to show"): the
         // displayed pixel (x, y) is stored at column y, row 639 - x.
@@ -60,12 +60,14 @@ struct TIFFTests {
                 stored.pixels[to..<(to + 3)] = scene.pixels[from..<(from + 3)]
             }
         }
-        let features = try analyze(SampleTIFF.encode(stored, layout: SampleTIFF.Layout(orientation: 6, make: "Nikon", model: "Coolscan 5000")))
+        let features = try analyze(SampleTIFF.encode(stored, layout: SampleTIFF.Layout(orientation: 6, make: "Nikon", model: "Coolscan 5000",
+                                                                                     captureTime: "2024:06:01 10:02:03")))
         #expect(features.width == 640 && features.height == 480, "shown upright")
         let distance = PerceptualHash.distance(features.pHash, try pngFeatures(scene).pHash)
         #expect(distance <= 0, "distance \(distance)")
         #expect(features.metadata.orientation == 6)
         #expect(features.metadata.cameraMake == "Nikon" && features.metadata.cameraModel == "Coolscan 5000")
+        #expect(features.metadata.captureTime == "2024:06:01 10:02:03", "from the EXIF directory, through libtiff")
         // The HTML review shows it upright too.
         let thumbnail = try ReviewThumbnail.make(SampleTIFF.encode(stored, layout: SampleTIFF.Layout(orientation: 6)), path: "/lib/scan.tif")
         let header = try JPEGDecoder.header(thumbnail)

@@ -141,7 +141,7 @@ public enum HEIFDecoder {
         }
         let offset = Int(block[0]) << 24 | Int(block[1]) << 16 | Int(block[2]) << 8 | Int(block[3])
         guard 4 + offset < block.count else { return PhotoMetadata() }
-        return TIFFMetadataReader.read(block[(4 + offset)...])
+        return ExifReader.read(tiff: block[(4 + offset)...])
     }
 
     private static func describe(_ error: heif_error) -> String {

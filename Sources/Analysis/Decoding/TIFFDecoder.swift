@@ -17,6 +17,8 @@ public enum TIFFDecoder {
         public var width: Int
         public var height: Int
         public var orientation: Int
+        /// Camera, capture time and orientation from the file's own tags and its EXIF directory.
+        public var metadata = PhotoMetadata()
     }
 
     /// libtiff's default handlers print to stderr from any thread; set once, before any decode.
@@ -38,7 +40,12 @@ public enum TIFFDecoder {
                     return .failure(AnalysisFailure(.corrupt, "\(path): TIFF header or first directory is unreadable"))
                 }
                 defer { TIFFClose(tiff) }
-                return Result { () throws(AnalysisFailure) in try decode(tiff, path: path, minShortSide: minShortSide, maxPixels: maxPixels) }
+                return Result { () throws(AnalysisFailure) in
+                    var decoded = try decode(tiff, path: path, minShortSide: minShortSide, maxPixels: maxPixels)
+                    // Last: reading the EXIF directory leaves the image's directory.
+                    decoded.metadata = metadata(tiff, orientation: decoded.orientation)
+                    return decoded
+                }
             }
         }
         return try result.get()
@@ -90,6 +97,31 @@ public enum TIFFDecoder {
             pixels.chroma = nil
         }
         return Decoded(pixels: pixels, width: width, height: height, orientation: orientation)
+    }
+
+    /// Make and Model from the first directory, DateTimeOriginal (with its fraction and offset)
+    /// from the EXIF directory it points to, all through libtiff.
+    private static func metadata(_ tiff: OpaquePointer, orientation: Int) -> PhotoMetadata {
+        var metadata = PhotoMetadata()
+        metadata.orientation = orientation
+        metadata.cameraMake = string(tiff, TIFFTAG_MAKE)
+        metadata.cameraModel = string(tiff, TIFFTAG_MODEL)
+        var exifOffset: UInt64 = 0
+        guard cull_tiff_uint64(tiff, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset > 0,
+              TIFFReadEXIFDirectory(tiff, exifOffset) == 1 else { return metadata }
+        metadata.captureTime = PhotoMetadata.captureTime(original: string(tiff, EXIFTAG_DATETIMEORIGINAL),
+                                                         subSeconds: string(tiff, EXIFTAG_SUBSECTIMEORIGINAL),
+                                                         offset: string(tiff, EXIFTAG_OFFSETTIMEORIGINAL))
+        return metadata
+    }
+
+    private static func string(_ tiff: OpaquePointer, _ tag: Int32) -> String? {
+        var value: UnsafePointer<CChar>?
+        guard cull_tiff_string(tiff, UInt32(tag), &value) == 1, let value else { return nil }
+        var length = 0
+        while length < 4096, value[length] != 0 { length += 1 }
+        let text = String(decoding: UnsafeRawBufferPointer(start: value, count: length), as: UTF8.self).trimmingSpaces()
+        return text.isEmpty ? nil : text
     }
 
     /// Adds a band's pixels (libtiff's packed ABGR, alpha composited on mid gray as PNG's is)

@@ -1,6 +1,6 @@
 /// Writes uncompressed TIFF photos, as scanners and raw developers export them, for tests and
 /// sample libraries: 8- or 16-bit samples, RGB or grayscale, in strips or tiles, with an
-/// Orientation tag and the camera's tags.
+/// Orientation tag, the camera's tags and a capture time.
 public enum SampleTIFF {
     public struct Layout: Sendable {
         public var bitsPerSample = 8
@@ -13,10 +13,13 @@ public enum SampleTIFF {
         /// NewSubFileType 1 on the image: marked a reduced-resolution copy, as raw files mark
         /// the camera's preview (some scanners' TIFFs do too).
         public var markedReduced = false
+        /// DateTimeOriginal ("2024:06:01 10:02:03"), in an EXIF directory IFD0 points to.
+        public var captureTime: String?
 
         public init(bitsPerSample: Int = 8, grayscale: Bool = false, tileSide: Int? = nil, orientation: Int = 1,
-                    make: String? = nil, model: String? = nil, markedReduced: Bool = false) {
+                    make: String? = nil, model: String? = nil, markedReduced: Bool = false, captureTime: String? = nil) {
             self.markedReduced = markedReduced
+            self.captureTime = captureTime
             self.bitsPerSample = bitsPerSample
             self.grayscale = grayscale
             self.tileSide = tileSide
@@ -76,16 +79,22 @@ public enum SampleTIFF {
         if layout.markedReduced { entries.append(.long(254, 1)) }
         if let make = layout.make { entries.append(.ascii(271, make)) }
         if let model = layout.model { entries.append(.ascii(272, model)) }
-        // The pixel data follows the directory: its size (and so the offsets) does not depend on
-        // the offsets' values.
+        // The EXIF directory follows IFD0, the pixel data both: their sizes (and so the offsets)
+        // do not depend on the offsets' values.
+        let exif: [TIFFWriter.Entry] = layout.captureTime.map { [.ascii(0x9003, $0)] } ?? []
+        if !exif.isEmpty { entries.append(.long(0x8769, 0)) }
         let placeholder = entries + [longs(offsetsTag, chunks.map { _ in 0 })]
-        var offset = UInt32(TIFFWriter.headerSize + TIFFWriter.size(of: placeholder))
+        let exifOffset = UInt32(TIFFWriter.headerSize + TIFFWriter.size(of: placeholder))
+        if !exif.isEmpty { entries[entries.count - 1] = .long(0x8769, exifOffset) }
+        var offset = exifOffset + UInt32(exif.isEmpty ? 0 : TIFFWriter.size(of: exif))
         var offsets: [UInt32] = []
         for chunk in chunks {
             offsets.append(offset)
             offset += UInt32(chunk.count)
         }
-        return TIFFWriter.block(ifds: [entries + [longs(offsetsTag, offsets)]], nextIFD: [0], trailer: chunks.flatMap { $0 })
+        let ifd0 = entries + [longs(offsetsTag, offsets)]
+        return TIFFWriter.block(ifds: exif.isEmpty ? [ifd0] : [ifd0, exif], nextIFD: exif.isEmpty ? [0] : [0, 0],
+                                trailer: chunks.flatMap { $0 })
     }
 
     private static func longs(_ tag: UInt16, _ values: [UInt32]) -> TIFFWriter.Entry {
