@@ -26,20 +26,7 @@ struct PairRelationMeasurement {
         let parts = spec.split(separator: ":", maxSplits: 1).map(String.init)
         let corpus = parts[0], database = try DatabaseQueue(path: parts[1])
         let truth = try Self.truth(corpus)
-        let rows: [String: GroupingPhoto] = try database.read { db in
-            var rows: [String: GroupingPhoto] = [:]
-            for row in try GRDB.Row.fetchAll(db, sql: "SELECT p.id, p.path, p.phash, f.window_phashes, f.thumbnail, p.capture_time, f.content_box, f.chroma FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'") {
-                let path: String = row["path"]
-                let relative = String(path.dropFirst(corpus.count + 1))
-                rows[relative] = GroupingPhoto(id: row["id"], path: path, sha256: [], pHash: UInt64(bitPattern: row["phash"] ?? 0), dHash: 0,
-                                               windowPHashes: WindowHashesColumn.decode(row["window_phashes"]),
-                                               thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()), width: 1, height: 1, fileSize: 1,
-                                               sharpness: 0, captureTime: (row["capture_time"] as String?).flatMap(CaptureTime.seconds),
-                                               contentBox: ContentBoxColumn.decode(row["content_box"]),
-                                               chroma: [UInt8]((row["chroma"] as Data?) ?? Data()))
-            }
-            return rows
-        }
+        let rows = try AnalysedRows.load(database) { String($0.dropFirst(corpus.count + 1)) }
         // Originals by truth group; a negative's scene is its group before "#".
         var originalOf: [String: String] = [:]
         for (path, entry) in truth where entry.transform == "original" { originalOf[entry.group] = path }
@@ -101,29 +88,22 @@ struct PairRelationMeasurement {
     /// The pairing with the smallest difference relative to its limit.
     static func easiestPairing(_ a: GroupingPhoto, _ b: GroupingPhoto, negative: Bool) -> Relation {
         let judge = PairJudge()
-        var pairings = [(0, 0)]
-        for k in 1...FeatureWindow.crops.count { pairings += [(k, 0), (0, k)] }
-        for k in FeatureWindow.overlayWindows + FeatureWindow.captionWindows { pairings.append((k + 1, k + 1)) }
-        let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
-        pairings += [(mirror, 0), (0, mirror)]
-        if a.contentBox != nil { pairings.append((content, 0)) }
-        if b.contentBox != nil { pairings.append((0, content)) }
         var best: Relation?
         var bestPairing = Grouper.Pairing(slotA: 0, slotB: 0)
         // The judge's own choice: the pairing whose evidence difference is least for its limit.
         var aligned: (pairing: Grouper.Pairing, ratio: Float)?
-        for (slotA, slotB) in pairings {
+        for pairing in AnalysedRows.pairings(a, b) {
+            let (slotA, slotB) = (pairing.slotA, pairing.slotB)
             let cellsA = PairJudge.cells(a, slotA), cellsB = PairJudge.cells(b, slotB)
-            let pairing = Grouper.Pairing(slotA: slotA, slotB: slotB)
             let ratio = LayoutThumbnail.evidenceDifference(cellsA, cellsB) / judge.limit(pairing)
             if aligned.map({ ratio < $0.ratio }) ?? true { aligned = (pairing, ratio) }
             let difference = LayoutThumbnail.difference(cellsA, cellsB)
-            let whole: Set = [0, mirror]
+            let whole: Set = [0, Int(Candidate.mirrorSlot)]
             let limit = whole.contains(slotA) && whole.contains(slotB) ? judge.frameConfirmation : judge.windowConfirmation
             if best.map({ difference / limit < $0.difference / $0.limit }) ?? true {
                 let changed = [Float(0.15), 0.2, 0.25, 0.3].map { PairJudge.changedInterior(cellsA, cellsB, level: $0) }
                 best = Relation(difference: difference, limit: limit, changed: changed, patch: PairJudge.strongestPatch(cellsA, cellsB), negative: negative)
-                bestPairing = Grouper.Pairing(slotA: slotA, slotB: slotB)
+                bestPairing = pairing
             }
         }
         let (alignedA, alignedB) = PairJudge.alignedCells(a, b, bestPairing)

@@ -1,0 +1,54 @@
+@testable import Coordinator
+import Analysis
+import Foundation
+import GRDB
+import Testing
+
+/// A diagnosis, not a test (bench/judge-pairs.sh runs it): what `PairJudge` sees of listed
+/// pairs of a database, to find out why two photos were grouped (or not). CULL_BENCH_JUDGE is
+/// "DB.sqlite:PAIRS.tsv"; each line of PAIRS.tsv is "LABEL<TAB>PATH_A<TAB>PATH_B" (paths as
+/// stored). Writes PAIRS.tsv.out: the label and paths, the judge's relation over every pairing
+/// candidate search can make, whether the plain colours differ, each whole frame's plain colour
+/// (Cb,Cr), and for each pairing within its limit: its evidence difference, median hue
+/// difference, colour order, largest local change, rank screen and whether the colours disagree.
+@Suite("Judge internals on listed pairs (diagnosis)", .timeLimit(.minutes(30)))
+struct JudgeInternalsMeasurement {
+    static let spec = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE"] ?? ""
+
+    @Test("what the judge sees of each listed pair", .enabled(if: !spec.isEmpty))
+    func measure() throws {
+        let parts = Self.spec.split(separator: ":").map(String.init)
+        try #require(parts.count == 2, "CULL_BENCH_JUDGE must be DB.sqlite:PAIRS.tsv")
+        let wanted = try String(contentsOfFile: parts[1], encoding: .utf8).split(separator: "\n")
+            .map { $0.split(separator: "\t").map(String.init) }.filter { $0.count >= 3 }
+        let paths = Set(wanted.flatMap { $0[1...2] })
+        let rows = try AnalysedRows.load(DatabaseQueue(path: parts[0])) { paths.contains($0) ? $0 : nil }
+        let judge = PairJudge()
+        var out = ""
+        for line in wanted {
+            guard let a = rows[line[1]], let b = rows[line[2]] else { continue }
+            var none = LayoutCellCache(capacity: 0)
+            let pairings = AnalysedRows.pairings(a, b)
+            let relation = judge.relation(a, b, pairings: pairings, rows: (0, 1), cache: &none)
+            let plain = [a, b].map { photo in
+                ChromaLayout.plainColour(PairJudge.chromaCells(photo, 0)).map { String(format: "%.1f,%.1f", $0.cb, $0.cr) } ?? "-"
+            }
+            let confirming = pairings.compactMap { pairing -> String? in
+                let cellsA = PairJudge.cells(a, pairing.slotA), cellsB = PairJudge.cells(b, pairing.slotB)
+                let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
+                guard difference <= judge.limit(pairing) else { return nil }
+                let chromaA = PairJudge.chromaCells(a, pairing.slotA), chromaB = PairJudge.chromaCells(b, pairing.slotB)
+                let hue = ChromaLayout.hueDifference(chromaA, chromaB).map { String(format: "%.0f", $0) } ?? "-"
+                let order = ColourOrder.discordance(PairJudge.colourCells(a, pairing.slotA, chroma: chromaA),
+                                                    PairJudge.colourCells(b, pairing.slotB, chroma: chromaB)).map { String(format: "%.2f", $0) } ?? "-"
+                return "\(pairing.slotA)/\(pairing.slotB) d=" + String(format: "%.3f", difference) + " hue=\(hue) order=\(order)"
+                    + String(format: " change=%.3f screen=%.3f", PairJudge.localChange(a, b, pairing).largestRegion, PairJudge.strongestChange(cellsA, cellsB))
+                    + " coloursDisagree=\(PairJudge.coloursDisagree(a, b, pairing))"
+            }
+            out += ([line[0], line[1], line[2], relation.map { "\($0)" } ?? "none", "\(PairJudge.plainColoursDiffer(a, b))"] + plain
+                    + [confirming.joined(separator: "; ")]).joined(separator: "\t") + "\n"
+        }
+        try out.write(toFile: parts[1] + ".out", atomically: true, encoding: .utf8)
+        print("judge internals: \(wanted.count) pairs listed, written to \(parts[1]).out")
+    }
+}
