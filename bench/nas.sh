@@ -7,7 +7,8 @@
 # worker per core), into a new database. Prints the bytes read per photo beside the file size,
 # and photos/s beside the ceiling's; medians over the rounds.
 #
-# Usage: bench/nas.sh [N=200] [CACHE_DIR=/tmp/cull-throughput]   (RATE, LATENCY, ROUNDS=3)
+# Usage: bench/nas.sh [N=200] [CACHE_DIR=/tmp/cull-throughput]   (RATE, LATENCY, ROUNDS=3,
+#        FORMAT=jpeg; FORMAT=dng: 12 MP raw files, a 1600-pixel preview before 24 MB of sensor data)
 # Needs root or sudo once (Debian's fuse and libfuse2, and fusepy from PyPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,9 +30,12 @@ source bench/release-build.sh
 release_build
 
 source bench/camera-set.sh
-camera_set "$n" "$cache" "nas-set-$n"
+format=${FORMAT:-jpeg}
+extension=jpg
+[ "$format" = dng ] && extension=dng
+camera_set "$n" "$cache" "nas-set-$format-$n" "$format"
 set_dir=$camera_set_dir
-total_bytes=$(du -b --apparent-size -c "$set_dir"/*.jpg | tail -1 | cut -f1)
+total_bytes=$(du -b --apparent-size -c "$set_dir"/*."$extension" | tail -1 | cut -f1)
 
 work=$(mktemp -d)
 mnt="$work/mnt" && mkdir -p "$mnt"
@@ -54,7 +58,7 @@ ceilings=() culls=() per_photo=()
 for round in $(seq "$rounds"); do
   mount_nas
   t0=$(now)
-  find "$mnt" -maxdepth 1 -name '*.jpg' -print0 | xargs -0 -P "$cores" -n 4 cat > /dev/null
+  find "$mnt" -maxdepth 1 -name "*.$extension" -print0 | xargs -0 -P "$cores" -n 4 cat > /dev/null
   t1=$(now)
   whole=$(served)
   unmount

@@ -1,14 +1,63 @@
 extension PhotoAnalyzer {
-    /// The features of a JPEG from the head of its file alone (`PhotoFetcher.fetchHead`), when
-    /// previews are on and its EXIF thumbnail is accepted (`PreviewPolicy`, as `analyze` would
-    /// use it): then nothing past the thumbnail is needed, and over a network mount the rest of
-    /// a 4 MB camera file is never read. nil in every other case (another format, no or a
-    /// refused thumbnail, a head that ends inside the EXIF block or before the frame header, a
-    /// frame over the pixel limit): read the whole file and `analyze` it, which also reports
-    /// what is wrong with a damaged one.
+    /// What the head of a file (`PhotoFetcher.fetchHead`) gives the analysis.
+    public enum HeadAnalysis: Sendable {
+        /// The photo's features, the same `analyze` gives the whole file with previews on.
+        case features(PhotoFeatures)
+        /// What is needed lies past the head: a head of at least this many bytes may hold it
+        /// (within the format's longest head).
+        case needsAtLeast(Int)
+        /// Read the whole file and `analyze` it (which also reports what is wrong with a
+        /// damaged one).
+        case readWhole
+    }
+
+    /// The features of a photo from the head of its file alone, when previews are on and its
+    /// embedded preview is accepted (`PreviewPolicy`, as `analyze` would use it): then nothing
+    /// past the preview is needed, and over a network mount the rest of a 4 MB camera JPEG or a
+    /// 25 MB raw file is never read.
+    ///
+    /// - JPEG: the EXIF thumbnail, with the frame header (`JPEGHead` says how far the markers
+    ///   before the image data run, up to `PhotoFetcher.longestHead`).
+    /// - Raw: the camera's JPEG preview through LibRaw (`RAWDecoder.previewFromHead`), when the
+    ///   head holds it byte for byte; up to `PhotoFetcher.longestRawHead(fileSize:)`.
+    /// - Anything else, no or a refused preview, a frame over the pixel limit: `readWhole`.
+    public static func analyzeHead(_ head: [UInt8], fileSize: Int, path: String, options: AnalysisOptions) -> HeadAnalysis {
+        guard options.usePreviews else { return .readWhole }
+        switch PhotoFormat.detectRefined(head) {
+        case .jpeg:
+            if let features = jpegFromHead(head, options: options) { return .features(features) }
+            guard case .needsAtLeast(let needed)? = JPEGHead.extent(head), needed > head.count, needed <= PhotoFetcher.longestHead else {
+                return .readWhole
+            }
+            return .needsAtLeast(needed)
+        case .raw:
+            switch RAWDecoder.previewFromHead(head, maxPixels: options.maxPixels) {
+            case .decoded(let decoded):
+                let swaps = decoded.orientation >= 5
+                let oriented = decoded.pixels.oriented(decoded.orientation)
+                return .features(features(.raw, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
+                                          width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height,
+                                          metadata: decoded.metadata, fromPreview: true))
+            case .needsAtLeast(let needed) where needed > head.count && needed <= PhotoFetcher.longestRawHead(fileSize: fileSize):
+                return .needsAtLeast(needed)
+            case .needsAtLeast, .readWhole:
+                return .readWhole
+            }
+        default:
+            return .readWhole
+        }
+    }
+
+    /// `analyzeHead`'s features, nil for anything else.
     public static func analyzeFromHead(_ head: [UInt8], path: String, options: AnalysisOptions) -> PhotoFeatures? {
-        guard options.usePreviews, PhotoFormat.detect(head) == .jpeg, let header = try? JPEGDecoder.header(head),
-              header.width * header.height <= options.maxPixels else { return nil }
+        guard case .features(let features) = analyzeHead(head, fileSize: .max, path: path, options: options) else { return nil }
+        return features
+    }
+
+    /// A JPEG's features from its EXIF thumbnail, when the head holds the frame header and an
+    /// accepted thumbnail.
+    private static func jpegFromHead(_ head: [UInt8], options: AnalysisOptions) -> PhotoFeatures? {
+        guard let header = try? JPEGDecoder.header(head), header.width * header.height <= options.maxPixels else { return nil }
         let metadata = JPEGMetadataReader.read(head)
         guard let preview = exifPreview(head, header: header, metadata: metadata)?.oriented(metadata.orientation) else { return nil }
         let swaps = metadata.orientation >= 5

@@ -5,13 +5,19 @@ import Foundation
 import Synchronization
 
 /// `cull-bench generate`: writes photo-NNNNN.jpg, camera-like baseline JPEGs with EXIF and a
-/// thumbnail. Files already there are kept (whatever they were made with), so a benchmark's
-/// set is made once and reused: keep one folder per size and quality.
+/// thumbnail, or photo-NNNNN.dng, raw files as a camera lays them out (directories, a JPEG
+/// preview of 1600 pixels on the long side, then 16-bit sensor data). Files already there are
+/// kept (whatever they were made with), so a benchmark's set is made once and reused: keep one
+/// folder per size, quality and format.
 struct GenerateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "generate",
-        abstract: "Writes camera-like baseline JPEGs (EXIF with a thumbnail); keeps files already there."
+        abstract: "Writes camera-like baseline JPEGs (EXIF with a thumbnail) or DNGs; keeps files already there."
     )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case jpeg, dng
+    }
 
     @Option(help: "Folder to write into (created if missing).")
     var out: String
@@ -25,8 +31,11 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "Height in pixels.")
     var height = 3000
 
-    @Option(help: "JPEG quality (4:2:0, baseline).")
+    @Option(help: "JPEG quality (4:2:0, baseline; of a DNG's preview).")
     var quality = 92
+
+    @Option(help: "jpeg, or dng (a raw file with a JPEG preview before its sensor data).")
+    var format = Format.jpeg
 
     @Option(help: "Photos generated at once (default: the core count).")
     var jobs = ProcessInfo.processInfo.activeProcessorCount
@@ -70,11 +79,18 @@ struct GenerateCommand: ParsableCommand {
     }
 
     func path(of index: Int) -> String {
-        "\(out)/photo-\(String(format: "%05d", index)).jpg"
+        "\(out)/photo-\(String(format: "%05d", index)).\(format == .dng ? "dng" : "jpg")"
     }
 
     private func write(index: Int) throws {
         let image = CameraPhoto.make(seed: seed &+ UInt64(index), width: width, height: height)
+        if format == .dng {
+            let long = 1600, previewSize = width >= height ? (long, long * height / width) : (long * width / height, long)
+            var options = SampleDNG.Options(preview: previewSize, captureTime: CameraEXIF.captureTime(index: index))
+            options.previewQuality = quality
+            try Data(SampleDNG.encode(image, options: options)).write(to: URL(fileURLWithPath: path(of: index)), options: .atomic)
+            return
+        }
         let thumbnailHeight = max(1, 160 * height / width)
         let small = image.resized(width: 160, height: thumbnailHeight)
         let thumbnail = try JPEGEncoder.encode(rgb: small.pixels, width: small.width, height: small.height, quality: 85)

@@ -91,11 +91,12 @@ struct PhotoPipeline: Sendable {
         return outcome
     }
 
-    /// The features of a JPEG analysed from the head of its file (docs/FEATURES.md, "Reading
-    /// only what is needed"), nil when its thumbnail is not used or the file is small: read it
-    /// whole then. A head that ends before the frame header is read again as long as the
-    /// segments before it need (`JPEGHead`), up to `PhotoFetcher.longestHead`. Every read on
-    /// the fetch queue under the job's fetch timeout, every analysis on the compute queue.
+    /// The features of a JPEG or raw file analysed from the head of its file (docs/FEATURES.md,
+    /// "Reading only what is needed"), nil when its preview is not used or the file is small:
+    /// read it whole then. A head that ends before what the analysis needs (a JPEG's frame
+    /// header, a raw's preview) is read again as long as `PhotoAnalyzer.analyzeHead` says, each
+    /// time longer, up to the format's longest head. Every read on the fetch queue under the
+    /// job's fetch timeout, every analysis on the compute queue.
     private func analyzeFromHead(_ path: String, fetchTimeout: Duration, options: AnalysisOptions) async throws -> Cull_V1_Features? {
         let faults = self.faults, policy = readPolicy
         var length = PhotoFetcher.headBytes
@@ -109,17 +110,20 @@ struct PhotoPipeline: Sendable {
             }) else { return nil }
             let analysisStarted = ContinuousClock.now
             metrics.fetched(in: analysisStarted - fetchStarted)
-            let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
-                PhotoAnalyzer.analyzeFromHead(head.bytes, path: path, options: options)
+            let analysis = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)") {
+                PhotoAnalyzer.analyzeHead(head.bytes, fileSize: head.fileSize, path: path, options: options)
             }
-            if let features {
+            switch analysis {
+            case .features(let features):
                 metrics.analysed(in: ContinuousClock.now - analysisStarted)
                 return Cull_V1_Features(features, sha256: head.sha256, fileSize: head.fileSize, sha256IsHeadTail: true)
+            case .needsAtLeast(let needed) where needed > length:
+                // A little past what the head says is missing (one more segment's worth), within
+                // the format's longest head (analyzeHead said so).
+                length = needed + 64 * 1024
+            default:
+                return nil
             }
-            // One more segment's worth past what the markers say is missing, if that is allowed.
-            guard case .needsAtLeast(let needed)? = JPEGHead.extent(head.bytes), needed > length else { return nil }
-            length = needed + 64 * 1024
-            guard length <= PhotoFetcher.longestHead else { return nil }
         }
     }
 

@@ -4,9 +4,9 @@ import Foundation
 import Shared
 import Testing
 
-/// The worker's head-only path: a camera JPEG is analysed from its head, a head that ends
-/// before the frame header is read again as long as the markers ask, and with previews off the
-/// whole file is read.
+/// The worker's head-only path: a camera JPEG or raw file is analysed from its head, a head
+/// that ends before what is needed is read again as long as the analysis asks, and with
+/// previews off the whole file is read.
 @Suite("Head-only reads in the pipeline", .timeLimit(.minutes(2)))
 struct PhotoPipelineHeadTests {
     func outcome(_ bytes: [UInt8], previews: Bool) async throws -> Cull_V1_Features {
@@ -39,5 +39,19 @@ struct PhotoPipelineHeadTests {
         #expect(grown.sha256HeadTail && grown.phash == usual.phash, "read again with a longer head, not whole")
         let whole = try await outcome(long, previews: false)
         #expect(!whole.sha256HeadTail && whole.source == .mainImage && whole.fileSize == UInt64(long.count))
+    }
+
+    @Test("a raw file from its head when its preview comes before the sensor data; whole when it comes after")
+    func rawHead() async throws {
+        let scene = SyntheticPhoto.make(seed: 73, width: 1600, height: 1200)
+        let early = try SampleDNG.encode(scene, options: SampleDNG.Options(preview: (400, 300)))
+        let fromHead = try await outcome(early, previews: true)
+        #expect(fromHead.sha256HeadTail && fromHead.source == .embeddedPreview && fromHead.fileSize == UInt64(early.count))
+        var options = SampleDNG.Options(preview: (400, 300))
+        options.previewAfterSensor = true
+        let late = try SampleDNG.encode(scene, options: options)
+        let whole = try await outcome(late, previews: true)
+        #expect(!whole.sha256HeadTail && whole.source == .embeddedPreview, "read whole, then the preview used as before")
+        #expect(whole.phash == fromHead.phash)
     }
 }

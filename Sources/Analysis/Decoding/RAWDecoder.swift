@@ -28,7 +28,7 @@ public enum RAWDecoder {
     /// one thread per core, on top of the worker's own compute threads (which already use
     /// every core, one photo each). One OpenMP thread per caller: set through `dlsym`, as
     /// libgomp comes with libraw.so rather than being linked by cull.
-    private static let oneOpenMPThread: (@convention(c) (Int32) -> Void)? = {
+    static let oneOpenMPThread: (@convention(c) (Int32) -> Void)? = {
         guard let symbol = dlsym(nil, "omp_set_num_threads") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Void).self)
     }()
@@ -126,7 +126,7 @@ public enum RAWDecoder {
     }
 
     /// Camera, model and capture time as LibRaw reads them from the file's own metadata.
-    private static func metadata(_ raw: UnsafeMutablePointer<libraw_data_t>) -> PhotoMetadata {
+    static func metadata(_ raw: UnsafeMutablePointer<libraw_data_t>) -> PhotoMetadata {
         var metadata = PhotoMetadata()
         func text<T>(_ field: T) -> String? {
             let value = withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }

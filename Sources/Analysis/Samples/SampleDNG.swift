@@ -13,6 +13,11 @@ public enum SampleDNG {
         public var model = "Test Camera"
         /// "2024:06:01 11:00:00"
         public var captureTime: String?
+        /// The preview's bytes after the sensor data instead of before it (where the
+        /// directories put it is up to the writer; a head-only read then cannot reach it).
+        public var previewAfterSensor = false
+        /// The preview's JPEG quality.
+        public var previewQuality = 90
 
         public init(preview: (width: Int, height: Int)? = (320, 240), orientation: Int = 1, captureTime: String? = nil) {
             self.preview = preview
@@ -38,7 +43,7 @@ public enum SampleDNG {
         var previewEntries: [TIFFWriter.Entry] = []
         if let size = options.preview {
             let small = image.resized(width: size.width, height: size.height)
-            preview = try JPEGEncoder.encode(rgb: small.pixels, width: size.width, height: size.height, quality: 90)
+            preview = try JPEGEncoder.encode(rgb: small.pixels, width: size.width, height: size.height, quality: options.previewQuality)
             previewEntries = [.long(256, UInt32(size.width)), .long(257, UInt32(size.height)), shorts(258, [8, 8, 8]), .short(259, 7),
                               .short(262, 6), .short(277, 3), .long(278, UInt32(size.height)), .long(279, UInt32(preview.count))]
         }
@@ -65,10 +70,11 @@ public enum SampleDNG {
         }
         let sized = directories(subIFD: 0, previewOffset: 0, sensorOffset: 0)
         let subIFD = UInt32(TIFFWriter.headerSize + TIFFWriter.size(of: sized[0]))
-        let previewOffset = subIFD + UInt32(TIFFWriter.size(of: sized[1]))
-        let sensorOffset = previewOffset + UInt32(preview.count)
+        let dataOffset = subIFD + UInt32(TIFFWriter.size(of: sized[1]))
+        let (previewOffset, sensorOffset) = options.previewAfterSensor
+            ? (dataOffset + UInt32(sensor.count), dataOffset) : (dataOffset, dataOffset + UInt32(preview.count))
         return TIFFWriter.block(ifds: directories(subIFD: subIFD, previewOffset: previewOffset, sensorOffset: sensorOffset),
-                                nextIFD: [0, 0], trailer: preview + sensor)
+                                nextIFD: [0, 0], trailer: options.previewAfterSensor ? sensor + preview : preview + sensor)
     }
 
     private static func shorts(_ tag: UInt16, _ values: [UInt16]) -> TIFFWriter.Entry {

@@ -1,0 +1,88 @@
+import CLibRaw
+import Foundation
+
+extension RAWDecoder {
+    /// What the head of a raw file (its first bytes: `PhotoFetcher.fetchHead`) gives.
+    public enum HeadPreview: Sendable {
+        /// The preview, whole in the head and accepted (`PreviewPolicy`): decoded as `decode`
+        /// would with previews on, `fromPreview`.
+        case decoded(Decoded)
+        /// The preview lies past the head (or LibRaw could not take it from there): a head of at
+        /// least this many bytes may hold it.
+        case needsAtLeast(Int)
+        /// Not from the head: no JPEG preview, a refused one, or a file LibRaw cannot open from
+        /// its head. Read the file whole and `decode` it (which also reports what is wrong).
+        case readWhole
+    }
+
+    /// The camera's preview from the head of a raw file. LibRaw opens the head as if it were
+    /// the file: its directories come first in the TIFF-based raws (DNG, NEF, CR2, ARW, ORF,
+    /// RW2, PEF), and the preview usually follows them, before the sensor data. LibRaw copies
+    /// the preview from where its directories say, and a head that ends before the preview
+    /// does leaves the copy short; so the copy counts only when the head holds it byte for
+    /// byte. Found starting in the head, its end is how long the head must be; not found at
+    /// all (LibRaw will not copy a preview that ends more than 16 KiB past the end of what it
+    /// reads), twice the head: a preview n bytes into the file costs at most about 4n of heads.
+    public static func previewFromHead(_ head: [UInt8], maxPixels: Int) -> HeadPreview {
+        oneOpenMPThread?(1)
+        guard let raw = libraw_init(0) else { return .readWhole }
+        defer { libraw_close(raw) }
+        return head.withUnsafeBytes { buffer -> HeadPreview in
+            guard libraw_open_buffer(raw, UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count) == LIBRAW_SUCCESS.rawValue else {
+                return .readWhole
+            }
+            let width = Int(raw.pointee.sizes.width), height = Int(raw.pointee.sizes.height)
+            guard width > 0, height > 0, width * height <= maxPixels else { return .readWhole }
+            guard libraw_unpack_thumb(raw) == LIBRAW_SUCCESS.rawValue else { return .needsAtLeast(2 * head.count) }
+            let thumbnail = raw.pointee.thumbnail
+            guard thumbnail.tformat == LIBRAW_THUMBNAIL_JPEG,
+                  PreviewPolicy.accepts(previewWidth: Int(thumbnail.twidth), previewHeight: Int(thumbnail.theight), width: width, height: height) else {
+                return .readWhole
+            }
+            // LibRaw's copy of the preview as the file holds it (`make_mem_thumb` may add an
+            // EXIF segment to it): the bytes that must be in the head.
+            guard let copy = thumbnail.thumb, thumbnail.tlength > UInt32(probe) else { return .readWhole }
+            let stored = UnsafeRawBufferPointer(start: UnsafeRawPointer(copy), count: Int(thumbnail.tlength))
+            // LibRaw sets a JPEG copy's first two bytes to the JPEG start marker: compared from the third.
+            let tail = UnsafeRawBufferPointer(rebasing: stored[2...])
+            guard let found = offset(of: UnsafeRawBufferPointer(rebasing: tail.prefix(probe)), in: buffer) else {
+                return .needsAtLeast(2 * head.count)
+            }
+            let start = found - 2
+            guard start >= 0, start + stored.count <= buffer.count else { return .needsAtLeast(start + stored.count) }
+            guard buffer[start] == 0xFF, buffer[start + 1] == 0xD8, memcmp(buffer.baseAddress! + found, tail.baseAddress!, tail.count) == 0 else {
+                return .readWhole
+            }
+            // Decoded as `decode` decodes it.
+            var error: Int32 = 0
+            guard let image = libraw_dcraw_make_mem_thumb(raw, &error) else { return .readWhole }
+            defer { libraw_dcraw_clear_mem(image) }
+            let data = UnsafeBufferPointer(start: cull_libraw_image_data(image), count: Int(image.pointee.data_size))
+            guard image.pointee.type == LIBRAW_IMAGE_JPEG,
+                  let pixels = try? JPEGDecoder.decode(Array(data), minShortSide: PreviewPolicy.minimumShortSide) else { return .readWhole }
+            let orientation = exifOrientation(flip: Int(raw.pointee.sizes.flip))
+            var metadata = self.metadata(raw)
+            metadata.orientation = orientation
+            return .decoded(Decoded(pixels: pixels, width: width, height: height, orientation: orientation, metadata: metadata, fromPreview: true))
+        }
+    }
+
+    /// Bytes of the preview's start looked for in the head: a JPEG's first few hundred bytes
+    /// (its markers and tables) are as good as unique to it.
+    private static let probe = 256
+
+    /// Where `needle` first occurs in `haystack`: each place its first byte occurs is compared
+    /// in full (glibc's memmem is a GNU extension Swift's Glibc module does not show).
+    private static func offset(of needle: UnsafeRawBufferPointer, in haystack: UnsafeRawBufferPointer) -> Int? {
+        guard let base = haystack.baseAddress, let wanted = needle.baseAddress, !needle.isEmpty, haystack.count >= needle.count else { return nil }
+        let first = Int32(needle[0]), last = haystack.count - needle.count
+        var position = 0
+        while position <= last {
+            guard let found = memchr(base + position, first, last - position + 1) else { return nil }
+            position = base.distance(to: UnsafeRawPointer(found))
+            if memcmp(base + position, wanted, needle.count) == 0 { return position }
+            position += 1
+        }
+        return nil
+    }
+}
