@@ -40,6 +40,8 @@ swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name Analysis "${fl
 if [ -z "$(ls -A "$out/corpus")" ]; then
   seeds=$(mktemp -d)
   .build/debug/cull sample-library "$seeds/lib" --scenes 2 >/dev/null
+  # Raw files too (a DNG with its preview before the sensor data), which the library lacks.
+  .build/debug/cull-bench generate --out "$seeds/lib/dng" --count 2 --width 320 --height 240 --format dng >/dev/null
   find "$seeds/lib" -type f -size -2M -exec cp {} "$out/corpus/" \;
   rm -rf "$seeds"
 fi

@@ -17,16 +17,16 @@ extension PhotoAnalyzer {
     /// 25 MB raw file is never read.
     ///
     /// - JPEG: the EXIF thumbnail, with the frame header (`JPEGHead` says how far the markers
-    ///   before the image data run, up to `PhotoFetcher.longestHead`).
+    ///   before the image data run, up to `longestJPEGHead`).
     /// - Raw: the camera's JPEG preview through LibRaw (`RAWDecoder.previewFromHead`), when the
-    ///   head holds it byte for byte; up to `PhotoFetcher.longestRawHead(fileSize:)`.
+    ///   head holds it byte for byte; up to `longestRawHead(fileSize:)`.
     /// - Anything else, no or a refused preview, a frame over the pixel limit: `readWhole`.
     public static func analyzeHead(_ head: [UInt8], fileSize: Int, path: String, options: AnalysisOptions) -> HeadAnalysis {
         guard options.usePreviews else { return .readWhole }
         switch PhotoFormat.detectRefined(head) {
         case .jpeg:
             if let features = jpegFromHead(head, options: options) { return .features(features) }
-            guard case .needsAtLeast(let needed)? = JPEGHead.extent(head), needed > head.count, needed <= PhotoFetcher.longestHead else {
+            guard case .needsAtLeast(let needed)? = JPEGHead.extent(head), needed > head.count, needed <= longestJPEGHead else {
                 return .readWhole
             }
             return .needsAtLeast(needed)
@@ -38,7 +38,7 @@ extension PhotoAnalyzer {
                 return .features(features(.raw, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
                                           width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height,
                                           metadata: decoded.metadata, fromPreview: true))
-            case .needsAtLeast(let needed) where needed > head.count && needed <= PhotoFetcher.longestRawHead(fileSize: fileSize):
+            case .needsAtLeast(let needed) where needed > head.count && needed <= longestRawHead(fileSize: fileSize):
                 return .needsAtLeast(needed)
             case .needsAtLeast, .readWhole:
                 return .readWhole
@@ -46,6 +46,17 @@ extension PhotoAnalyzer {
         default:
             return .readWhole
         }
+    }
+
+    /// The longest head read when a JPEG's segments before its frame header run past the
+    /// usual 128 KiB (`JPEGHead`); past it the file is read whole.
+    public static let longestJPEGHead = 1024 * 1024
+
+    /// The longest head read for a raw file's preview (`RAWDecoder.previewFromHead`): 16 MiB,
+    /// and no more than a quarter of the file. A preview further in (after the sensor data) is
+    /// cheaper read with the whole file than found by longer heads.
+    public static func longestRawHead(fileSize: Int) -> Int {
+        min(16 * 1024 * 1024, fileSize / 4)
     }
 
     /// `analyzeHead`'s features, nil for anything else.

@@ -83,17 +83,6 @@ extension PhotoFetcher {
     public static let headBytes = 128 * 1024
     public static let tailBytes = 16 * 1024
 
-    /// The longest head `fetchHead` reads when a JPEG's segments before its frame header run
-    /// past the usual 128 KiB (`JPEGHead`); past it the file is read whole.
-    public static let longestHead = 1024 * 1024
-
-    /// The longest head read for a raw file's preview (`RAWDecoder.previewFromHead`): 16 MiB,
-    /// and no more than a quarter of the file. A preview further in (after the sensor data) is
-    /// cheaper read with the whole file than found by longer and longer heads.
-    public static func longestRawHead(fileSize: Int) -> Int {
-        min(16 * 1024 * 1024, fileSize / 4)
-    }
-
     /// The head of a file (its first `length` bytes, at least `headBytes`) and a digest of its
     /// size, first `headBytes` and tail (`Fetched.sha256`, with `sha256IsHeadTail`), for
     /// analysing a photo from its embedded preview without reading the rest; nil when the

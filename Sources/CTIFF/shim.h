@@ -56,6 +56,8 @@ static inline TIFF *cull_tiff_open(cull_tiff_memory *memory) {
 static inline int cull_tiff_uint32(TIFF *tiff, uint32_t tag, uint32_t *value) { return TIFFGetField(tiff, tag, value); }
 static inline int cull_tiff_uint16(TIFF *tiff, uint32_t tag, uint16_t *value) { return TIFFGetField(tiff, tag, value); }
 static inline int cull_tiff_uint64(TIFF *tiff, uint32_t tag, uint64_t *value) { return TIFFGetField(tiff, tag, value); }
+/* The sub-directories a directory lists (SubIFDs), owned by libtiff until the directory changes. */
+static inline int cull_tiff_subifds(TIFF *tiff, uint16_t *count, uint64_t **offsets) { return TIFFGetField(tiff, TIFFTAG_SUBIFD, count, offsets); }
 /* An ASCII tag's value, owned by libtiff until the directory changes. */
 static inline int cull_tiff_string(TIFF *tiff, uint32_t tag, const char **value) { return TIFFGetField(tiff, tag, value); }
 

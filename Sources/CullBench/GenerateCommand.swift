@@ -6,7 +6,8 @@ import Synchronization
 
 /// `cull-bench generate`: writes photo-NNNNN.jpg, camera-like baseline JPEGs with EXIF and a
 /// thumbnail, or photo-NNNNN.dng, raw files as a camera lays them out (directories, a JPEG
-/// preview of 1600 pixels on the long side, then 16-bit sensor data). Files already there are
+/// preview of 1600 pixels on the long side (half the photo's, if less), then 16-bit sensor
+/// data). Files already there are
 /// kept (whatever they were made with), so a benchmark's set is made once and reused: keep one
 /// folder per size, quality and format.
 struct GenerateCommand: ParsableCommand {
@@ -85,7 +86,7 @@ struct GenerateCommand: ParsableCommand {
     private func write(index: Int) throws {
         let image = CameraPhoto.make(seed: seed &+ UInt64(index), width: width, height: height)
         if format == .dng {
-            let long = 1600, previewSize = width >= height ? (long, long * height / width) : (long * width / height, long)
+            let long = min(1600, max(width, height) / 2), previewSize = width >= height ? (long, long * height / width) : (long * width / height, long)
             var options = SampleDNG.Options(preview: previewSize, captureTime: CameraEXIF.captureTime(index: index))
             options.previewQuality = quality
             try Data(SampleDNG.encode(image, options: options)).write(to: URL(fileURLWithPath: path(of: index)), options: .atomic)

@@ -22,10 +22,11 @@ extension RAWDecoder {
     /// does leaves the copy short; so the copy counts only when the head holds it byte for
     /// byte. Found starting in the head, its end is how long the head must be; not found at
     /// all (LibRaw will not copy a preview that ends more than 16 KiB past the end of what it
-    /// reads), twice the head: a preview n bytes into the file costs at most about 4n of heads.
+    /// reads), the end of the furthest JPEG preview the directories in the head point to
+    /// (`RAWHead`), or twice the head when they point to none past it.
     public static func previewFromHead(_ head: [UInt8], maxPixels: Int) -> HeadPreview {
         oneOpenMPThread?(1)
-        guard let raw = libraw_init(0) else { return .readWhole }
+        guard let raw = openLibRaw() else { return .readWhole }
         defer { libraw_close(raw) }
         return head.withUnsafeBytes { buffer -> HeadPreview in
             guard libraw_open_buffer(raw, UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count) == LIBRAW_SUCCESS.rawValue else {
@@ -33,7 +34,7 @@ extension RAWDecoder {
             }
             let width = Int(raw.pointee.sizes.width), height = Int(raw.pointee.sizes.height)
             guard width > 0, height > 0, width * height <= maxPixels else { return .readWhole }
-            guard libraw_unpack_thumb(raw) == LIBRAW_SUCCESS.rawValue else { return .needsAtLeast(2 * head.count) }
+            guard libraw_unpack_thumb(raw) == LIBRAW_SUCCESS.rawValue else { return .needsAtLeast(longerHead(than: head)) }
             let thumbnail = raw.pointee.thumbnail
             guard thumbnail.tformat == LIBRAW_THUMBNAIL_JPEG,
                   PreviewPolicy.accepts(previewWidth: Int(thumbnail.twidth), previewHeight: Int(thumbnail.theight), width: width, height: height) else {
@@ -46,7 +47,7 @@ extension RAWDecoder {
             // LibRaw sets a JPEG copy's first two bytes to the JPEG start marker: compared from the third.
             let tail = UnsafeRawBufferPointer(rebasing: stored[2...])
             guard let found = offset(of: UnsafeRawBufferPointer(rebasing: tail.prefix(probe)), in: buffer) else {
-                return .needsAtLeast(2 * head.count)
+                return .needsAtLeast(longerHead(than: head))
             }
             let start = found - 2
             guard start >= 0, start + stored.count <= buffer.count else { return .needsAtLeast(start + stored.count) }
@@ -65,6 +66,14 @@ extension RAWDecoder {
             metadata.orientation = orientation
             return .decoded(Decoded(pixels: pixels, width: width, height: height, orientation: orientation, metadata: metadata, fromPreview: true))
         }
+    }
+
+    /// The next head to try when the preview is not in this one: as far as the furthest JPEG
+    /// preview the directories in the head point to (`RAWHead`), or twice as long when they
+    /// point to none past it.
+    private static func longerHead(than head: [UInt8]) -> Int {
+        if let end = RAWHead.previewEnd(head), end > head.count { return end }
+        return 2 * head.count
     }
 
     /// Bytes of the preview's start looked for in the head: a JPEG's first few hundred bytes

@@ -33,10 +33,19 @@ public enum RAWDecoder {
         return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Void).self)
     }()
 
+    /// A LibRaw handle that keeps quiet: by default LibRaw prints "Unexpected end of file" to
+    /// stderr, from any thread, whenever it reads past the data it was given (a damaged file,
+    /// or on purpose: the head of a file, `previewFromHead`). cull reports what fails itself.
+    static func openLibRaw() -> UnsafeMutablePointer<libraw_data_t>? {
+        guard let raw = libraw_init(0) else { return nil }
+        libraw_set_dataerror_handler(raw, { _, _, _ in }, nil)
+        return raw
+    }
+
     public static func decode(_ bytes: [UInt8], path: String, minShortSide: Int, maxPixels: Int,
                               usePreviews: Bool) throws(AnalysisFailure) -> Decoded {
         oneOpenMPThread?(1)  // this thread's OpenMP setting: cheap, and right whichever thread calls
-        guard let raw = libraw_init(0) else { throw AnalysisFailure(.internal, "\(path): LibRaw could not start") }
+        guard let raw = openLibRaw() else { throw AnalysisFailure(.internal, "\(path): LibRaw could not start") }
         defer { libraw_close(raw) }
         // LibRaw reads the buffer from open to the end of the decode: all of it happens inside
         // this closure. (libraw_open_buffer takes a non-const pointer but only reads.)

@@ -22,7 +22,7 @@ public enum TIFFDecoder {
     }
 
     /// libtiff's default handlers print to stderr from any thread; set once, before any decode.
-    private static let silenced: Bool = {
+    static let silenced: Bool = {
         cull_tiff_silence()
         return true
     }()
