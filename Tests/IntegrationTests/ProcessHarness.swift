@@ -61,8 +61,18 @@ final class Child: Sendable {
         env.merge(environment) { $1 }
         process.environment = env
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        // The child gets copies; ours are closed once it runs. Kept open (the Process holds
+        // them), two descriptors leaked per child: a whole test run reached 1,700 open
+        // descriptors, and past about 1,300 Foundation's Process.run reads past the end of its
+        // /proc/self/fd listing and can crash (swift-corelibs-foundation PR #5472, not in 6.3.1).
+        defer {
+            try? output.close()
+            try? errors.close()
+        }
+        process.standardOutput = output
+        process.standardError = errors
         process.terminationHandler = { [self] finished in
             let waiters = self.exited.withLock { state -> [CheckedContinuation<Int32?, Never>] in
                 state.status = finished.terminationStatus
