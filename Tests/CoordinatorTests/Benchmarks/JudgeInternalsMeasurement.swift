@@ -30,17 +30,23 @@ struct JudgeInternalsMeasurement {
             var none = LayoutCellCache(capacity: 0)
             let pairings = AnalysedRows.pairings(a, b)
             let relation = judge.relation(a, b, pairings: pairings, rows: (0, 1), cache: &none)
+            // Grayscale photos have no chroma layout: no plain colour, hue or colour order.
+            func hasChroma(_ photo: GroupingPhoto) -> Bool { photo.chroma.count == 2 * ChromaLayout.side * ChromaLayout.side }
             let plain = [a, b].map { photo in
-                ChromaLayout.plainColour(PairJudge.chromaCells(photo, 0)).map { String(format: "%.1f,%.1f", $0.cb, $0.cr) } ?? "-"
+                guard hasChroma(photo) else { return "-" }
+                return ChromaLayout.plainColour(PairJudge.chromaCells(photo, 0)).map { String(format: "%.1f,%.1f", $0.cb, $0.cr) } ?? "-"
             }
             let confirming = pairings.compactMap { pairing -> String? in
                 let cellsA = PairJudge.cells(a, pairing.slotA), cellsB = PairJudge.cells(b, pairing.slotB)
                 let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
                 guard difference <= judge.limit(pairing) else { return nil }
-                let chromaA = PairJudge.chromaCells(a, pairing.slotA), chromaB = PairJudge.chromaCells(b, pairing.slotB)
-                let hue = ChromaLayout.hueDifference(chromaA, chromaB).map { String(format: "%.0f", $0) } ?? "-"
-                let order = ColourOrder.discordance(PairJudge.colourCells(a, pairing.slotA, chroma: chromaA),
+                var hue = "-", order = "-"
+                if hasChroma(a), hasChroma(b) {
+                    let chromaA = PairJudge.chromaCells(a, pairing.slotA), chromaB = PairJudge.chromaCells(b, pairing.slotB)
+                    hue = ChromaLayout.hueDifference(chromaA, chromaB).map { String(format: "%.0f", $0) } ?? "-"
+                    order = ColourOrder.discordance(PairJudge.colourCells(a, pairing.slotA, chroma: chromaA),
                                                     PairJudge.colourCells(b, pairing.slotB, chroma: chromaB)).map { String(format: "%.2f", $0) } ?? "-"
+                }
                 return "\(pairing.slotA)/\(pairing.slotB) d=" + String(format: "%.3f", difference) + " hue=\(hue) order=\(order)"
                     + String(format: " change=%.3f screen=%.3f", PairJudge.localChange(a, b, pairing).largestRegion, PairJudge.strongestChange(cellsA, cellsB))
                     + " coloursDisagree=\(PairJudge.coloursDisagree(a, b, pairing))"
