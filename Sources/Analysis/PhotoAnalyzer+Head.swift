@@ -33,11 +33,7 @@ extension PhotoAnalyzer {
         case .raw:
             switch RAWDecoder.previewFromHead(head, maxPixels: options.maxPixels) {
             case .decoded(let decoded):
-                let swaps = decoded.orientation >= 5
-                let oriented = decoded.pixels.oriented(decoded.orientation)
-                return .features(features(.raw, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
-                                          width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height,
-                                          metadata: decoded.metadata, fromPreview: true))
+                return .features(rawFeatures(decoded, options: options))
             case .needsAtLeast(let needed) where needed > head.count && needed <= longestRawHead(fileSize: fileSize):
                 return .needsAtLeast(needed)
             case .needsAtLeast, .readWhole:

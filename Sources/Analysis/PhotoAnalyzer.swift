@@ -81,14 +81,20 @@ public enum PhotoAnalyzer {
                 // LibRaw does not take for a camera's: an ordinary TIFF after all.
                 return try analyzeTIFF(bytes, path: path, options: options)
             }
-            let swaps = decoded.orientation >= 5
-            let oriented = decoded.pixels.oriented(decoded.orientation)
-            return features(.raw, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
-                            width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height,
-                            metadata: decoded.metadata, fromPreview: decoded.fromPreview)
+            return rawFeatures(decoded, options: options)
         default:
             throw AnalysisFailure(.unsupported, "\(path): \(format.rawValue) images are not supported by this worker (pipeline \(pipelineVersion))")
         }
+    }
+
+    /// The features of a decoded raw file (its preview or its developed sensor data), turned
+    /// as the camera recorded.
+    static func rawFeatures(_ decoded: RAWDecoder.Decoded, options: AnalysisOptions) -> PhotoFeatures {
+        let swaps = decoded.orientation >= 5
+        let oriented = decoded.pixels.oriented(decoded.orientation)
+        return features(.raw, oriented.luma.reduced(minShortSide: options.minShortSide), chroma: oriented.chroma,
+                        width: swaps ? decoded.height : decoded.width, height: swaps ? decoded.width : decoded.height,
+                        metadata: decoded.metadata, fromPreview: decoded.fromPreview)
     }
 
     static func analyzeTIFF(_ bytes: [UInt8], path: String, options: AnalysisOptions) throws(AnalysisFailure) -> PhotoFeatures {

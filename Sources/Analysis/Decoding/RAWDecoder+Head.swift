@@ -55,15 +55,8 @@ extension RAWDecoder {
                 return .readWhole
             }
             // Decoded as `decode` decodes it.
-            var error: Int32 = 0
-            guard let image = libraw_dcraw_make_mem_thumb(raw, &error) else { return .readWhole }
-            defer { libraw_dcraw_clear_mem(image) }
-            let data = UnsafeBufferPointer(start: cull_libraw_image_data(image), count: Int(image.pointee.data_size))
-            guard image.pointee.type == LIBRAW_IMAGE_JPEG,
-                  let pixels = try? JPEGDecoder.decode(Array(data), minShortSide: PreviewPolicy.minimumShortSide) else { return .readWhole }
-            let orientation = exifOrientation(flip: Int(raw.pointee.sizes.flip))
-            var metadata = self.metadata(raw)
-            metadata.orientation = orientation
+            guard let pixels = decodedThumbnail(raw) else { return .readWhole }
+            let (orientation, metadata) = cameraDetails(raw)
             return .decoded(Decoded(pixels: pixels, width: width, height: height, orientation: orientation, metadata: metadata, fromPreview: true))
         }
     }

@@ -69,9 +69,7 @@ public enum RAWDecoder {
         guard width * height <= maxPixels else {
             throw AnalysisFailure(.tooLarge, "\(path): \(width)x\(height) is \(width * height / 1_000_000) MP, over the \(maxPixels / 1_000_000) MP limit (raise --max-megapixels to analyse it)")
         }
-        let orientation = exifOrientation(flip: Int(raw.pointee.sizes.flip))
-        var metadata = self.metadata(raw)
-        metadata.orientation = orientation
+        let (orientation, metadata) = cameraDetails(raw)
         if usePreviews, let preview = preview(raw, width: width, height: height) {
             return Decoded(pixels: preview, width: width, height: height, orientation: orientation, metadata: metadata, fromPreview: true)
         }
@@ -87,6 +85,12 @@ public enum RAWDecoder {
         guard PreviewPolicy.accepts(previewWidth: Int(thumbnail.twidth), previewHeight: Int(thumbnail.theight), width: width, height: height) else {
             return nil
         }
+        return decodedThumbnail(raw)
+    }
+
+    /// The preview LibRaw has unpacked, decoded (a JPEG, or a bitmap some cameras store); nil
+    /// when damaged or of another kind.
+    static func decodedThumbnail(_ raw: UnsafeMutablePointer<libraw_data_t>) -> DecodedPixels? {
         var error: Int32 = 0
         guard let image = libraw_dcraw_make_mem_thumb(raw, &error) else { return nil }
         defer { libraw_dcraw_clear_mem(image) }
@@ -99,6 +103,14 @@ public enum RAWDecoder {
         default:
             return nil
         }
+    }
+
+    /// The orientation the camera recorded and the metadata, the orientation included.
+    static func cameraDetails(_ raw: UnsafeMutablePointer<libraw_data_t>) -> (orientation: Int, metadata: PhotoMetadata) {
+        let orientation = exifOrientation(flip: Int(raw.pointee.sizes.flip))
+        var metadata = self.metadata(raw)
+        metadata.orientation = orientation
+        return (orientation, metadata)
     }
 
     /// The sensor data developed, 8-bit RGB: at half size unless that would leave the short
