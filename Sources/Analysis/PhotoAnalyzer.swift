@@ -45,7 +45,8 @@ public enum PhotoAnalyzer {
     /// 1: JPEG only. 2: PNG, WebP and HEIF too (their v1 "unsupported" rows must be redone).
     /// 3: window pHashes and the layout thumbnail (every row must be redone to get them).
     /// 4: six band windows, the mirror pHash, the content box inside borders, the chroma layout.
-    public static let pipelineVersion: UInt32 = 4
+    /// 5: the chroma layout at 16×16 (was 8×8), for telling plain graphics apart by colour.
+    public static let pipelineVersion: UInt32 = 5
 
     public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif, .tiff, .raw]
 

@@ -9,11 +9,6 @@ import Testing
 struct ColourVariantGroupingTests {
     static let design = SyntheticPhoto.make(seed: 71, width: 960, height: 720)
 
-    func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
-        let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
-        return GroupingPhoto(try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions()), id: id, path: path, fileSize: Int64(jpeg.count))
-    }
-
     /// The design with its chroma turned half way round the colour wheel and its luma kept:
     /// the same picture to every gray feature.
     static func otherPalette(_ image: RGBImage) -> RGBImage {
@@ -34,11 +29,11 @@ struct ColourVariantGroupingTests {
         }
         let variant = Self.otherPalette(Self.design)
         return [
-            try analysed(1, "/a/design.jpg", Self.design),
-            try analysed(2, "/a/design-warm.jpg", RGBImage(width: 960, height: 720, pixels: warm)),
-            try analysed(3, "/a/design-small.jpg", Self.design.resized(width: 480, height: 360)),
-            try analysed(4, "/b/variant.jpg", variant),
-            try analysed(5, "/b/variant-small.jpg", variant.resized(width: 480, height: 360)),
+            try GroupingPhoto.analysed(1, "/a/design.jpg", Self.design),
+            try GroupingPhoto.analysed(2, "/a/design-warm.jpg", RGBImage(width: 960, height: 720, pixels: warm)),
+            try GroupingPhoto.analysed(3, "/a/design-small.jpg", Self.design.resized(width: 480, height: 360)),
+            try GroupingPhoto.analysed(4, "/b/variant.jpg", variant),
+            try GroupingPhoto.analysed(5, "/b/variant-small.jpg", variant.resized(width: 480, height: 360)),
         ]
     }
 
@@ -100,7 +95,7 @@ struct FeatureSourceTests {
 
     func library() throws -> [GroupingPhoto] {
         try ColourVariantGroupingTests().library()
-            + [try ColourVariantGroupingTests().analysed(9, "/c/alone.jpg", SyntheticPhoto.make(seed: 79, width: 640, height: 480))]
+            + [try GroupingPhoto.analysed(9, "/c/alone.jpg", SyntheticPhoto.make(seed: 79, width: 640, height: 480))]
     }
 
     func light(_ photos: [GroupingPhoto]) -> [GroupingPhoto] {

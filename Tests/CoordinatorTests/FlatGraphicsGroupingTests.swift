@@ -52,19 +52,14 @@ struct FlatGraphicsGroupingTests {
     static let a = graphic(background: (200, 120, 120), shape: (110, 100, 100))
     static let b = graphic(background: (160, 135, 135), shape: (175, 60, 60))
 
-    func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
-        let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
-        return GroupingPhoto(try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions()), id: id, path: path, fileSize: Int64(jpeg.count))
-    }
-
     func library() throws -> [GroupingPhoto] {
         [
-            try analysed(1, "/a/graphic.jpg", Self.a),
-            try analysed(2, "/a/graphic-small.jpg", Self.a.resized(width: 240, height: 180)),
-            try analysed(3, "/a/graphic-warm.jpg", Self.edited(Self.a) { ($0.red * 1.1, $0.green, $0.blue * 0.85) }),
-            try analysed(4, "/a/graphic-saturated.jpg", Self.edited(Self.a, Self.saturated)),
-            try analysed(5, "/b/other.jpg", Self.b),
-            try analysed(6, "/b/other-small.jpg", Self.b.resized(width: 240, height: 180)),
+            try GroupingPhoto.analysed(1, "/a/graphic.jpg", Self.a),
+            try GroupingPhoto.analysed(2, "/a/graphic-small.jpg", Self.a.resized(width: 240, height: 180)),
+            try GroupingPhoto.analysed(3, "/a/graphic-warm.jpg", Self.edited(Self.a) { ($0.red * 1.1, $0.green, $0.blue * 0.85) }),
+            try GroupingPhoto.analysed(4, "/a/graphic-saturated.jpg", Self.edited(Self.a, Self.saturated)),
+            try GroupingPhoto.analysed(5, "/b/other.jpg", Self.b),
+            try GroupingPhoto.analysed(6, "/b/other-small.jpg", Self.b.resized(width: 240, height: 180)),
         ]
     }
 

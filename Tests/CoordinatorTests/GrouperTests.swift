@@ -84,12 +84,6 @@ struct GrouperTests {
 
     // MARK: pipeline 3: windows and thumbnails, on photos analysed for real
 
-    func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
-        let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
-        let f = try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions())
-        return GroupingPhoto(f, id: id, path: path, fileSize: Int64(jpeg.count))
-    }
-
     /// A white caption box in the bottom-right corner, as a watermark.
     func watermarked(_ image: RGBImage) -> RGBImage {
         var out = image
@@ -108,12 +102,12 @@ struct GrouperTests {
         let scene = SyntheticPhoto.make(seed: 31, width: 1200, height: 900).brightened(by: 0.35)
         let other = SyntheticPhoto.make(seed: 32, width: 1200, height: 900).brightened(by: 0.35)
         let photos = [
-            try analysed(1, "/a/original.jpg", scene),
-            try analysed(2, "/a/crop-offcentre.jpg", scene.cropped(x: 84, y: 27, width: 1080, height: 810)),
-            try analysed(3, "/a/crop-tight.jpg", scene.cropped(x: 120, y: 90, width: 960, height: 720)),
-            try analysed(4, "/a/watermarked.jpg", watermarked(scene)),
-            try analysed(5, "/b/other-watermarked.jpg", watermarked(other)),
-            try analysed(6, "/b/other.jpg", other.cropped(x: 0, y: 0, width: 1100, height: 850)),
+            try GroupingPhoto.analysed(1, "/a/original.jpg", scene),
+            try GroupingPhoto.analysed(2, "/a/crop-offcentre.jpg", scene.cropped(x: 84, y: 27, width: 1080, height: 810)),
+            try GroupingPhoto.analysed(3, "/a/crop-tight.jpg", scene.cropped(x: 120, y: 90, width: 960, height: 720)),
+            try GroupingPhoto.analysed(4, "/a/watermarked.jpg", watermarked(scene)),
+            try GroupingPhoto.analysed(5, "/b/other-watermarked.jpg", watermarked(other)),
+            try GroupingPhoto.analysed(6, "/b/other.jpg", other.cropped(x: 0, y: 0, width: 1100, height: 850)),
         ]
         let groups = Grouper().groups(of: photos)
         #expect(groups.map { Set($0.members.map(\.photoID)) } == [[1, 2, 3, 4], [5, 6]])

@@ -10,4 +10,10 @@ extension GroupingPhoto {
                   mirrorPHash: features.mirrorPHash, contentBox: features.contentBox, contentPHash: features.contentPHash,
                   chroma: features.chroma)
     }
+
+    /// `image` written as a quality-90 JPEG and analysed for real, as photo `id` at `path`.
+    static func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
+        let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
+        return GroupingPhoto(try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions()), id: id, path: path, fileSize: Int64(jpeg.count))
+    }
 }

@@ -10,23 +10,18 @@ struct MirrorAndBorderGroupingTests {
     static let scene = SyntheticPhoto.make(seed: 41, width: 1200, height: 900)
     static let other = SyntheticPhoto.make(seed: 42, width: 1200, height: 900)
 
-    func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
-        let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
-        return GroupingPhoto(try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions()), id: id, path: path, fileSize: Int64(jpeg.count))
-    }
-
     /// The library: the scene, four edits of it, and the other photo with the same edits.
     func library() throws -> [GroupingPhoto] {
         func edits(_ image: RGBImage, _ base: Int64, _ folder: String) throws -> [GroupingPhoto] {
             [
-                try analysed(base + 1, "/\(folder)/mirror.jpg", image.mirrored()),
-                try analysed(base + 2, "/\(folder)/mat.jpg", image.bordered(vertical: 108, horizontal: 0, gray: 255)),
-                try analysed(base + 3, "/\(folder)/cut-top.jpg", image.cropped(x: 0, y: 198, width: 1200, height: 702)),
-                try analysed(base + 4, "/\(folder)/caption.jpg", image.banded(bottom: 0.18, gray: 250)),
+                try GroupingPhoto.analysed(base + 1, "/\(folder)/mirror.jpg", image.mirrored()),
+                try GroupingPhoto.analysed(base + 2, "/\(folder)/mat.jpg", image.bordered(vertical: 108, horizontal: 0, gray: 255)),
+                try GroupingPhoto.analysed(base + 3, "/\(folder)/cut-top.jpg", image.cropped(x: 0, y: 198, width: 1200, height: 702)),
+                try GroupingPhoto.analysed(base + 4, "/\(folder)/caption.jpg", image.banded(bottom: 0.18, gray: 250)),
             ]
         }
-        return [try analysed(1, "/a/original.jpg", Self.scene)] + (try edits(Self.scene, 10, "a"))
-            + [try analysed(2, "/b/original.jpg", Self.other)] + (try edits(Self.other, 20, "b"))
+        return [try GroupingPhoto.analysed(1, "/a/original.jpg", Self.scene)] + (try edits(Self.scene, 10, "a"))
+            + [try GroupingPhoto.analysed(2, "/b/original.jpg", Self.other)] + (try edits(Self.other, 20, "b"))
     }
 
     @Test("each edit groups with its own original, in two groups of five")

@@ -18,18 +18,13 @@ struct RawJPEGPairsTests {
         #expect(RawJPEGPairs.half(of: "/x.jpg/y") == nil)
     }
 
-    func analysed(_ id: Int64, _ path: String, _ image: RGBImage) throws -> GroupingPhoto {
-        let jpeg = try JPEGEncoder.encode(rgb: image.pixels, width: image.width, height: image.height, quality: 90)
-        return GroupingPhoto(try PhotoAnalyzer.analyze(jpeg, path: path, options: AnalysisOptions()), id: id, path: path, fileSize: Int64(jpeg.count))
-    }
-
     @Test("grouping calls the half that is not the keeper a raw+jpeg pair; a copy elsewhere stays an edited copy")
     func relation() throws {
         let scene = SyntheticPhoto.make(seed: 44, width: 960, height: 720)
-        var raw = try analysed(1, "/a/IMG_0042.DNG", scene)
+        var raw = try GroupingPhoto.analysed(1, "/a/IMG_0042.DNG", scene)
         raw.fileSize = 20_000_000  // the largest file: the keeper by the default chain
-        let photos = [raw, try analysed(2, "/a/IMG_0042.JPG", scene.resized(width: 800, height: 600)),
-                      try analysed(3, "/b/IMG_0042.jpg", scene.resized(width: 480, height: 360))]
+        let photos = [raw, try GroupingPhoto.analysed(2, "/a/IMG_0042.JPG", scene.resized(width: 800, height: 600)),
+                      try GroupingPhoto.analysed(3, "/b/IMG_0042.jpg", scene.resized(width: 480, height: 360))]
         let groups = Grouper().groups(of: photos)
         try #require(groups.count == 1)
         let relations = Dictionary(uniqueKeysWithValues: groups[0].members.map { ($0.photoID, $0.relation) })

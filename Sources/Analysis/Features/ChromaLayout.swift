@@ -1,4 +1,4 @@
-/// An 8×8 layout of a photo's colour (mean Cb and Cr per cell), and the check that keeps colour
+/// A 16×16 layout of a photo's colour (mean Cb and Cr per cell), and the check that keeps colour
 /// variants of one design apart: the same artwork in a warm and a cold palette has the same
 /// luminance layout, so every gray feature calls it a duplicate.
 ///
@@ -15,14 +15,20 @@
 /// both photos; with fewer than a quarter of the cells coloured the check says nothing (a
 /// black-and-white copy, a sepia print, a photo of gray rocks): gray features decide alone.
 public enum ChromaLayout {
-    public static let side = 8
+    /// Cells per side of the layouts workers send (pipeline 5). Pipeline 4 sent 8×8: the hue
+    /// and colour-order checks compare 6×6 cells and read either, but a plain graphic's shapes
+    /// (a tenth of the frame, often less) need the finer grid to be told apart by colour
+    /// (`ColourMask`).
+    public static let side = 16
+    /// Cells per side of the layouts stored rows may hold: this pipeline's and pipeline 4's.
+    public static let storedSides = [16, 8]
     /// Cells per side when two windows are compared.
     public static let comparisonSide = 6
     public static let saturationFloor: Float = 8
     public static let minimumColouredShare: Float = 0.25
     public static let hueLimit: Float = 60
 
-    /// 2 × 64 bytes: the Cb cells row by row, then the Cr cells.
+    /// 2 × 256 bytes: the Cb cells row by row, then the Cr cells.
     public static func make(_ planes: ChromaPlanes) -> [UInt8] {
         let cb = planes.cb.resized(width: side, height: side), cr = planes.cr.resized(width: side, height: side)
         return (cb + cr).map { UInt8(max(0, min(255, $0.rounded()))) }
@@ -30,8 +36,9 @@ public enum ChromaLayout {
 
     /// The (Cb − 128, Cr − 128) cells of `window` of a layout, `comparisonSide`² of them,
     /// mirrored (left and right swapped) first if asked.
-    public static func cells(of layout: [UInt8], in window: FeatureWindow, mirrored: Bool = false) -> [(cb: Float, cr: Float)] {
-        precondition(layout.count == 2 * side * side, "a chroma layout is \(2 * side * side) bytes")
+    public static func cells(of layout: [UInt8], in window: FeatureWindow, mirrored: Bool = false,
+                             comparisonSide: Int = comparisonSide) -> [(cb: Float, cr: Float)] {
+        guard let side = side(of: layout) else { preconditionFailure("a chroma layout is 2 × 16² or 2 × 8² bytes, not \(layout.count)") }
         func plane(_ offset: Int) -> [Float] {
             var values = Array(layout[offset..<(offset + side * side)])
             if mirrored {
@@ -42,6 +49,16 @@ public enum ChromaLayout {
         }
         return zip(plane(0), plane(side * side)).map { (cb: $0 - 128, cr: $1 - 128) }
     }
+
+    /// The side of a stored layout of `bytes.count` bytes, nil if no layout is that long.
+    public static func side(of bytes: [UInt8]) -> Int? {
+        storedSides.first { 2 * $0 * $0 == bytes.count }
+    }
+
+    /// Whether `bytes` is a chroma layout (of this pipeline or pipeline 4).
+    public static func isLayout(_ bytes: [UInt8]) -> Bool { isLayout(byteCount: bytes.count) }
+
+    public static func isLayout(byteCount: Int) -> Bool { storedSides.contains { 2 * $0 * $0 == byteCount } }
 
     /// The median hue difference (degrees) over the cells coloured in both, or nil when too
     /// few are coloured to say.

@@ -16,12 +16,12 @@ import Foundation
 /// Similar groups join near groups (through their keepers) and single photos that are similar
 /// shots of each other, clustered the same way; they never count as duplicates.
 ///
-/// Window hashes, thumbnails and chroma layouts are 1.6 KiB a photo: the store's rows come
+/// Window hashes, thumbnails and chroma layouts are 2 KiB a photo: the store's rows come
 /// without them, and a `GroupingFeatureSource` reads each where it is needed.
 struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
     /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
-    static let rulesVersion = 10
+    static let rulesVersion = 11
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).

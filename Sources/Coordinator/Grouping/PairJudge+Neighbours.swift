@@ -109,8 +109,7 @@ extension PairJudge {
     /// end-to-end library's 22,000 flat-shape images, 24 such folder neighbours were still
     /// reported similar with the hue check alone).
     static func plainColoursDiffer(_ a: GroupingPhoto, _ b: GroupingPhoto) -> Bool {
-        let bytes = 2 * ChromaLayout.side * ChromaLayout.side
-        guard a.chroma.count == bytes, b.chroma.count == bytes,
+        guard ChromaLayout.isLayout(a.chroma), ChromaLayout.isLayout(b.chroma),
               let colourA = ChromaLayout.plainColour(chromaCells(a, 0)), let colourB = ChromaLayout.plainColour(chromaCells(b, 0)) else { return false }
         return abs(colourA.cb - colourB.cb) + abs(colourA.cr - colourB.cr) > 2 * ChromaLayout.flatTolerance
     }

@@ -80,9 +80,9 @@ struct PairJudge: Sendable {
             }
             guard difference <= limit, changeSeen == nil else { continue }
             if Self.strongestChange(cellsA, cellsB) < Self.unchangedRanks || !sceneChanged(a, b, pairing) {
-                // The same picture, unless in other colours (a colour variant of one design):
-                // near if any confirming pairing's colours agree.
-                if !Self.coloursDisagree(a, b, pairing) { return .near }
+                // The same picture, unless in other colours (a colour variant of one design, or
+                // another plain graphic recoloured): near if any confirming pairing's colours agree.
+                if !Self.coloursDisagree(a, b, pairing) && !Self.recolouredGraphic(a, b, pairing) { return .near }
                 coloursDiffer = true
             } else if !coloursDiffer {
                 changeSeen = pairing
@@ -101,7 +101,7 @@ struct PairJudge: Sendable {
             // `similarShot`): pictures in other colours are nothing to each other.
             return Self.coloursDisagree(a, b, best.pairing) || Self.plainColoursDiffer(a, b) ? nil : .similar
         }
-        return Self.coloursDisagree(a, b, best.pairing) ? .distinct : .near
+        return Self.coloursDisagree(a, b, best.pairing) || Self.recolouredGraphic(a, b, best.pairing) ? .distinct : .near
     }
 
     /// The largest difference that confirms `pairing`: `frameConfirmation` for whole frames
@@ -162,8 +162,7 @@ struct PairJudge: Sendable {
     /// the windows the pairing matched: hues that differ past `ChromaLayout.hueLimit`, or
     /// colours whose order, channel by channel, no edit could give (`ColourOrder`).
     static func coloursDisagree(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
-        let bytes = 2 * ChromaLayout.side * ChromaLayout.side
-        guard a.chroma.count == bytes, b.chroma.count == bytes else { return false }
+        guard ChromaLayout.isLayout(a.chroma), ChromaLayout.isLayout(b.chroma) else { return false }
         let chromaA = chromaCells(a, pairing.slotA), chromaB = chromaCells(b, pairing.slotB)
         if ChromaLayout.disagree(chromaA, chromaB) { return true }
         let coloursA = colourCells(a, pairing.slotA, chroma: chromaA), coloursB = colourCells(b, pairing.slotB, chroma: chromaB)

@@ -138,7 +138,7 @@ private struct OutcomeWriter {
                 try features.execute(arguments: [
                     outcome.photoID, WindowHashesColumn.encode(f.windowPhash), f.thumbnail.isEmpty ? nil : f.thumbnail,
                     f.mirrorPhash == 0 ? nil : Int64(bitPattern: f.mirrorPhash), content, content == nil ? nil : Int64(bitPattern: f.content.phash),
-                    f.chroma.count == 2 * ChromaLayout.side * ChromaLayout.side ? f.chroma : nil,
+                    ChromaLayout.isLayout(byteCount: f.chroma.count) ? f.chroma : nil,
                 ])
             case .failure(let failure):
                 switch failure.kind {

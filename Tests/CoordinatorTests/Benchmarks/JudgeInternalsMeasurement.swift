@@ -10,7 +10,8 @@ import Testing
 /// stored). Writes PAIRS.tsv.out: the label and paths, the judge's relation over every pairing
 /// candidate search can make, whether the plain colours differ, each whole frame's plain colour
 /// (Cb,Cr), and for each pairing within its limit: its evidence difference, median hue
-/// difference, colour order, largest local change, rank screen and whether the colours disagree.
+/// difference, colour order, largest local change, rank screen, whether the colours disagree, and
+/// the cells off the plain background in either window with `PairJudge.recolouredGraphic`.
 @Suite("Judge internals on listed pairs (diagnosis)", .timeLimit(.minutes(30)))
 struct JudgeInternalsMeasurement {
     static let spec = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE"] ?? ""
@@ -31,10 +32,16 @@ struct JudgeInternalsMeasurement {
             let pairings = AnalysedRows.pairings(a, b)
             let relation = judge.relation(a, b, pairings: pairings, rows: (0, 1), cache: &none)
             // Grayscale photos have no chroma layout: no plain colour, hue or colour order.
-            func hasChroma(_ photo: GroupingPhoto) -> Bool { photo.chroma.count == 2 * ChromaLayout.side * ChromaLayout.side }
+            func hasChroma(_ photo: GroupingPhoto) -> Bool { ChromaLayout.isLayout(photo.chroma) }
             let plain = [a, b].map { photo in
                 guard hasChroma(photo) else { return "-" }
                 return ChromaLayout.plainColour(PairJudge.chromaCells(photo, 0)).map { String(format: "%.1f,%.1f", $0.cb, $0.cr) } ?? "-"
+            }
+            // The cells off the plain background in either window (`ColourMask`), and the rule's verdict.
+            func shapes(_ pairing: Grouper.Pairing) -> String {
+                guard let cellsA = PairJudge.maskCells(a, pairing.slotA), let cellsB = PairJudge.maskCells(b, pairing.slotB),
+                      let foreground = ColourMask.foregroundCells(cellsA, cellsB) else { return "-" }
+                return "\(foreground) recoloured=\(PairJudge.recolouredGraphic(a, b, pairing))"
             }
             let confirming = pairings.compactMap { pairing -> String? in
                 let cellsA = PairJudge.cells(a, pairing.slotA), cellsB = PairJudge.cells(b, pairing.slotB)
@@ -49,7 +56,7 @@ struct JudgeInternalsMeasurement {
                 }
                 return "\(pairing.slotA)/\(pairing.slotB) d=" + String(format: "%.3f", difference) + " hue=\(hue) order=\(order)"
                     + String(format: " change=%.3f screen=%.3f", PairJudge.localChange(a, b, pairing).largestRegion, PairJudge.strongestChange(cellsA, cellsB))
-                    + " coloursDisagree=\(PairJudge.coloursDisagree(a, b, pairing))"
+                    + " coloursDisagree=\(PairJudge.coloursDisagree(a, b, pairing))" + " foreground=\(shapes(pairing))"
             }
             out += ([line[0], line[1], line[2], relation.map { "\($0)" } ?? "none", "\(PairJudge.plainColoursDiffer(a, b))"] + plain
                     + [confirming.joined(separator: "; ")]).joined(separator: "\t") + "\n"

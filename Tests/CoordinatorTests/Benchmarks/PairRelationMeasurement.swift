@@ -112,8 +112,7 @@ struct PairRelationMeasurement {
         let judged = aligned!.pairing
         best!.localRegion = PairJudge.localChange(a, b, judged).largestRegion
         best!.screen = PairJudge.strongestChange(PairJudge.cells(a, judged.slotA), PairJudge.cells(b, judged.slotB))
-        let bytes = 2 * ChromaLayout.side * ChromaLayout.side
-        if a.chroma.count == bytes, b.chroma.count == bytes {
+        if ChromaLayout.isLayout(a.chroma), ChromaLayout.isLayout(b.chroma) {
             let chromaA = PairJudge.chromaCells(a, judged.slotA), chromaB = PairJudge.chromaCells(b, judged.slotB)
             best!.colourOrder = ColourOrder.discordance(PairJudge.colourCells(a, judged.slotA, chroma: chromaA),
                                                         PairJudge.colourCells(b, judged.slotB, chroma: chromaB))

@@ -1,0 +1,59 @@
+/// Where a plain graphic's shapes lie, seen in colour: how much of two aligned windows lies
+/// off their plain backgrounds, the evidence a plain graphic's layout gives.
+///
+/// A few flat shapes on a plain background say little: among 220,000 generated graphics
+/// (bench/e2e-library.py), thousands of pairs of different pictures have a shape or two in
+/// the same places, and the gray layout, hues and colour orders confirm them. What tells them
+/// apart is that one is recoloured (`PairJudge.recolouredGraphic`). The cells off the
+/// background are counted in colour, from the luma thumbnail and the 16×16 chroma layout
+/// resampled to one grid: in gray levels alone a shape can vanish into its background (a green
+/// square on a purple ground has the purple's luma).
+public enum ColourMask {
+    /// Cells per side of the grid the windows are compared on (`LayoutThumbnail.comparisonSide`).
+    public static let side = 12
+    /// How far (|ΔY| + |ΔCb| + |ΔCr|, in levels of 255) a cell may lie from the background's
+    /// colour and still count as background: JPEG's error on a flat area and a cell that a
+    /// shape's edge barely enters stay within it.
+    public static let tolerance: Float = 12
+    /// The share of the grid's cells at least that must share one colour for a window to have
+    /// a plain background (`LayoutThumbnail.flatShare`).
+    public static let backgroundShare = 0.2
+
+    /// A cell's colour: luma and (Cb − 128, Cr − 128), in levels of 255.
+    public struct Cell: Sendable, Equatable {
+        public var luma: Float
+        public var cb: Float
+        public var cr: Float
+
+        public init(luma: Float, cb: Float, cr: Float) {
+            self.luma = luma
+            self.cb = cb
+            self.cr = cr
+        }
+
+        func distance(to other: Cell) -> Float {
+            abs(luma - other.luma) + abs(cb - other.cb) + abs(cr - other.cr)
+        }
+    }
+
+    /// Which cells lie off the window's plain background (the colour the most cells lie
+    /// within `tolerance` of, if `backgroundShare` of them do); nil without one.
+    public static func foreground(_ cells: [Cell]) -> [Bool]? {
+        guard !cells.isEmpty else { return nil }
+        var background = cells[0], largest = 0
+        for candidate in cells {
+            var count = 0
+            for cell in cells where cell.distance(to: candidate) <= tolerance { count += 1 }
+            if count > largest { (background, largest) = (candidate, count) }
+        }
+        guard Double(largest) >= backgroundShare * Double(cells.count) else { return nil }
+        return cells.map { $0.distance(to: background) > tolerance }
+    }
+
+    /// How many cells lie off the plain background in either window; nil unless both have one.
+    public static func foregroundCells(_ a: [Cell], _ b: [Cell]) -> Int? {
+        precondition(a.count == b.count)
+        guard let maskA = foreground(a), let maskB = foreground(b) else { return nil }
+        return zip(maskA, maskB).reduce(0) { $0 + ($1.0 || $1.1 ? 1 : 0) }
+    }
+}
