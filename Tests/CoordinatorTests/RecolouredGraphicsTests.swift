@@ -2,22 +2,22 @@
 import Analysis
 import Testing
 
-/// Two graphics with one shape in the same place, coloured independently, pass the gray
-/// layout, the hue check and the colour order alike; their plain backgrounds lie far apart in
-/// colour, and a layout that plain is not evidence enough to call that an edit
-/// (`PairJudge.recolouredGraphic`). A gray graphic toned warm is an edit. On photos analysed
-/// for real.
+/// Plain graphics whose shapes landed in the same places pass the gray layout, the hue check
+/// and the colour order alike; whether one colour edit carries one onto the other
+/// (`ShapeColours`, `PairJudge.plainGraphicsDiffer`) tells them apart. Colour edits of one
+/// graphic stay near. On photos analysed for real.
 @Suite("Plain graphics recoloured", .timeLimit(.minutes(2)))
 struct RecolouredGraphicsTests {
     typealias Colour = FlatGraphicsGroupingTests.Colour
+    typealias Box = (x: Range<Int>, y: Range<Int>, colour: Colour)
 
-    /// One rectangle of `shape` on `background`, 480×360: about a seventh of the frame.
-    static func graphic(background: Colour, shape: Colour) -> RGBImage {
+    /// `boxes` on `background`, 480×360.
+    static func graphic(background: Colour, _ boxes: [Box]) -> RGBImage {
         let width = 480, height = 360
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for y in 0..<height {
             for x in 0..<width {
-                let colour = (250..<430).contains(x) && (60..<200).contains(y) ? shape : background
+                let colour = boxes.last { $0.x.contains(x) && $0.y.contains(y) }?.colour ?? background
                 pixels[(y * width + x) * 3] = UInt8(colour.red)
                 pixels[(y * width + x) * 3 + 1] = UInt8(colour.green)
                 pixels[(y * width + x) * 3 + 2] = UInt8(colour.blue)
@@ -26,48 +26,70 @@ struct RecolouredGraphicsTests {
         return RGBImage(width: width, height: height, pixels: pixels)
     }
 
-    // A: dark red ground, a green shape. B: pink-red ground, a teal shape. The shapes are
-    // brighter than their grounds in both (one gray layout), the hues are 13° and 25° apart,
-    // and every channel keeps its order: only how far the grounds' colours lie apart tells.
-    static let a = graphic(background: (110, 20, 30), shape: (70, 180, 120))
-    static let b = graphic(background: (190, 40, 90), shape: (110, 200, 190))
-    static let gray = graphic(background: (130, 130, 130), shape: (60, 60, 60))
+    static let large = (x: 250..<430, y: 60..<200), small = (x: 40..<200, y: 210..<330)
+    // One slate ground, one yellow box; the second box magenta in one, blue in the other: a
+    // minority of the shapes, so the median hue and the colour order still agree.
+    static let magenta = graphic(background: (60, 90, 140), [(large.x, large.y, (230, 200, 40)), (small.x, small.y, (200, 40, 160))])
+    static let blue = graphic(background: (60, 90, 140), [(large.x, large.y, (230, 200, 40)), (small.x, small.y, (82, 84, 234))])
+    // A green box on a red ground.
+    static let onRed = graphic(background: (170, 40, 40), [(large.x, large.y, (60, 170, 80))])
 
-    func library() throws -> [GroupingPhoto] {
-        [
-            try GroupingPhoto.analysed(1, "/a/graphic.jpg", Self.a),
-            try GroupingPhoto.analysed(2, "/a/graphic-small.jpg", Self.a.resized(width: 240, height: 180)),
-            try GroupingPhoto.analysed(3, "/b/other.jpg", Self.b),
-            try GroupingPhoto.analysed(4, "/b/other-small.jpg", Self.b.resized(width: 240, height: 180)),
-            try GroupingPhoto.analysed(5, "/c/gray.jpg", Self.gray),
-            try GroupingPhoto.analysed(6, "/c/gray-sepia.jpg", FlatGraphicsGroupingTests.edited(Self.gray) { ($0.red * 1.1, $0.green * 0.97, $0.blue * 0.78) }),
-        ]
+    typealias Edit = @Sendable (Colour) -> Colour
+    /// Edits of a graphic's colours that keep it the same picture.
+    static let edits: [(name: String, edit: Edit)] = [
+        ("brighter", { ($0.red * 1.2, $0.green * 1.2, $0.blue * 1.2) }),
+        ("more contrast", { (128 + ($0.red - 128) * 1.3, 128 + ($0.green - 128) * 1.3, 128 + ($0.blue - 128) * 1.3) }),
+        ("more saturated", { colour in
+            let luma = 0.299 * colour.red + 0.587 * colour.green + 0.114 * colour.blue
+            return (luma + (colour.red - luma) * 1.4, luma + (colour.green - luma) * 1.4, luma + (colour.blue - luma) * 1.4)
+        }),
+        ("warm grade", { ($0.red * 1.1, $0.green, $0.blue * 0.85) }),
+        ("black and white", { colour in
+            let luma = 0.299 * colour.red + 0.587 * colour.green + 0.114 * colour.blue
+            return (luma, luma, luma)
+        }),
+    ]
+
+    func analysed(_ id: Int64, _ image: RGBImage) throws -> GroupingPhoto {
+        try GroupingPhoto.analysed(id, "/p/\(id).jpg", image)
     }
 
-    @Test("each graphic groups with its own copy; the toned gray graphic stays with its original")
+    @Test("each graphic groups with its own copy, not with the graphic whose shapes it shares")
     func apart() throws {
-        let groups = Grouper().groups(of: try library()).filter { $0.kind != .similar }.map { Set($0.members.map(\.photoID)) }
+        let photos = [
+            try analysed(1, Self.magenta), try analysed(2, Self.magenta.resized(width: 240, height: 180)),
+            try analysed(3, Self.blue), try analysed(4, Self.blue.resized(width: 240, height: 180)),
+            try analysed(5, Self.onRed), try analysed(6, Self.onRed.resized(width: 240, height: 180)),
+        ]
+        let groups = Grouper().groups(of: photos).filter { $0.kind != .similar }.map { Set($0.members.map(\.photoID)) }
         #expect(Set(groups) == [[1, 2], [3, 4], [5, 6]], "\(groups)")
     }
 
-    @Test("the layouts, hues and colour orders confirm the two graphics; the recoloured plain ground is what tells them apart")
-    func recolouredGroundDecides() throws {
-        let photos = try library()
-        let a = photos[0], b = photos[2], whole = Grouper.Pairing(slotA: 0, slotB: 0)
-        #expect(LayoutThumbnail.evidenceDifference(PairJudge.cells(a, 0), PairJudge.cells(b, 0)) <= PairJudge().frameConfirmation)
-        #expect(!PairJudge.coloursDisagree(a, b, whole))
-        #expect(PairJudge.recolouredGraphic(a, b, whole))
-        #expect(PairJudge().relation(a, b, whole) == .distinct)
-        // Its own copy: the same ground. The toned gray graphic: its ground was gray.
-        #expect(!PairJudge.recolouredGraphic(a, photos[1], whole))
-        #expect(!PairJudge.recolouredGraphic(photos[4], photos[5], whole))
-        #expect(PairJudge().relation(photos[4], photos[5], whole) == .near)
+    @Test("layouts, hues and colour orders confirm the two graphics; the box of another colour tells them apart")
+    func coloursDecide() throws {
+        let (first, second, what) = (Self.magenta, Self.blue, "magenta and blue box")
+        let a = try analysed(1, first), b = try analysed(2, second), whole = Grouper.Pairing(slotA: 0, slotB: 0)
+        #expect(LayoutThumbnail.evidenceDifference(PairJudge.cells(a, 0), PairJudge.cells(b, 0)) <= PairJudge().frameConfirmation, "\(what)")
+        #expect(!PairJudge.coloursDisagree(a, b, whole), "\(what)")
+        let colours = try #require(PairJudge.plainGraphicColours(a, b, whole))
+        #expect(colours.disagrees, "\(what): \(colours)")
+        #expect(PairJudge().relation(a, b, whole) == .distinct, "\(what)")
+    }
+
+    @Test("colour edits of a plain graphic are edits: near", arguments: RecolouredGraphicsTests.edits.indices)
+    func editsStayNear(_ index: Int) throws {
+        let edit = Self.edits[index]
+        for original in [Self.magenta, Self.onRed] {
+            let a = try analysed(1, original), b = try analysed(2, FlatGraphicsGroupingTests.edited(original, edit.edit))
+            let whole = Grouper.Pairing(slotA: 0, slotB: 0)
+            #expect(!PairJudge.plainGraphicsDiffer(a, b, whole), "\(edit.name): \(String(describing: PairJudge.plainGraphicColours(a, b, whole)))")
+            #expect(PairJudge().relation(a, b, whole) == .near, "\(edit.name)")
+        }
     }
 
     @Test("rows with pipeline 4's 8×8 chroma layout are not judged by it")
     func oldRows() throws {
-        let photos = try library()
-        var a = photos[0], b = photos[2]
+        var a = try analysed(1, Self.magenta), b = try analysed(2, Self.blue)
         for photo in [0, 1] {
             let side = ChromaLayout.side, old = 8
             let source = photo == 0 ? a.chroma : b.chroma
@@ -76,14 +98,13 @@ struct RecolouredGraphicsTests {
             for plane in 0..<2 {
                 for row in 0..<old {
                     for column in 0..<old {
-                        let index: Int = plane * side * side + 2 * row * side + 2 * column
-                        downsampled.append(source[index])
+                        downsampled.append(source[plane * side * side + 2 * row * side + 2 * column])
                     }
                 }
             }
             if photo == 0 { a.chroma = downsampled } else { b.chroma = downsampled }
         }
         #expect(ChromaLayout.side(of: a.chroma) == 8)
-        #expect(!PairJudge.recolouredGraphic(a, b, Grouper.Pairing(slotA: 0, slotB: 0)))
+        #expect(PairJudge.plainGraphicColours(a, b, Grouper.Pairing(slotA: 0, slotB: 0)) == nil)
     }
 }

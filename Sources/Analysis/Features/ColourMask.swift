@@ -4,7 +4,7 @@
 /// A few flat shapes on a plain background say little: among 220,000 generated graphics
 /// (bench/e2e-library.py), thousands of pairs of different pictures have a shape or two in
 /// the same places, and the gray layout, hues and colour orders confirm them. What tells them
-/// apart is that one is recoloured (`PairJudge.recolouredGraphic`). The cells off the
+/// apart is their colours (`ShapeColours`, `PairJudge.plainGraphicsDiffer`). The cells off the
 /// background are counted in colour, from the luma thumbnail and the 16×16 chroma layout
 /// resampled to one grid: in gray levels alone a shape can vanish into its background (a green
 /// square on a purple ground has the purple's luma).
@@ -39,15 +39,30 @@ public enum ColourMask {
     /// Which cells lie off the window's plain background (the colour the most cells lie
     /// within `tolerance` of, if `backgroundShare` of them do); nil without one.
     public static func foreground(_ cells: [Cell]) -> [Bool]? {
+        background(cells)?.foreground
+    }
+
+    /// The window's plain background: its colour (the mean of the cells within `tolerance` of
+    /// the colour the most cells lie near, if `backgroundShare` of them do) and which cells lie
+    /// off it; nil without one.
+    public static func background(_ cells: [Cell]) -> (colour: Cell, foreground: [Bool])? {
         guard !cells.isEmpty else { return nil }
-        var background = cells[0], largest = 0
+        var centre = cells[0], largest = 0
         for candidate in cells {
             var count = 0
             for cell in cells where cell.distance(to: candidate) <= tolerance { count += 1 }
-            if count > largest { (background, largest) = (candidate, count) }
+            if count > largest { (centre, largest) = (candidate, count) }
         }
         guard Double(largest) >= backgroundShare * Double(cells.count) else { return nil }
-        return cells.map { $0.distance(to: background) > tolerance }
+        let foreground = cells.map { $0.distance(to: centre) > tolerance }
+        var sum = Cell(luma: 0, cb: 0, cr: 0)
+        for (cell, off) in zip(cells, foreground) where !off {
+            sum.luma += cell.luma
+            sum.cb += cell.cb
+            sum.cr += cell.cr
+        }
+        let count = Float(largest)
+        return (Cell(luma: sum.luma / count, cb: sum.cb / count, cr: sum.cr / count), foreground)
     }
 
     /// How many cells lie off the plain background in either window; nil unless both have one.

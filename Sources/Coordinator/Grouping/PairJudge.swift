@@ -68,6 +68,8 @@ struct PairJudge: Sendable {
         let otherShots = a.captureTime != nil && b.captureTime != nil && a.captureTime != b.captureTime
         var best: (pairing: Grouper.Pairing, difference: Float, limit: Float)?
         var changeSeen: Grouper.Pairing?, coloursDiffer = false
+        // Plain graphics are judged on their colours where they line up best (`plainGraphicsDiffer`).
+        var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?
         for pairing in pairings {
             let cellsA = cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) }
             let cellsB = cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) }
@@ -80,14 +82,24 @@ struct PairJudge: Sendable {
             }
             guard difference <= limit, changeSeen == nil else { continue }
             if Self.strongestChange(cellsA, cellsB) < Self.unchangedRanks || !sceneChanged(a, b, pairing) {
-                // The same picture, unless in other colours (a colour variant of one design, or
-                // another plain graphic recoloured): near if any confirming pairing's colours agree.
-                if !Self.coloursDisagree(a, b, pairing) && !Self.recolouredGraphic(a, b, pairing) { return .near }
+                // The same picture, unless in other colours (a colour variant of one design):
+                // near if any confirming pairing's hues and colour order agree. Two plain graphics
+                // must also agree in colour where they line up best, the confirming pairing of
+                // least difference for its limit: a window a few percent off can leave the shape
+                // that differs out of view.
+                if !Self.coloursDisagree(a, b, pairing) {
+                    if plainGraphics == nil { plainGraphics = Self.plainGraphics(a, b) }
+                    if plainGraphics != true { return .near }
+                    let ratio = difference / limit
+                    if bestAgreeing == nil || ratio < bestAgreeing!.ratio { bestAgreeing = (pairing, ratio) }
+                    continue
+                }
                 coloursDiffer = true
             } else if !coloursDiffer {
                 changeSeen = pairing
             }
         }
+        if let bestAgreeing { return Self.plainGraphicsDiffer(a, b, bestAgreeing.pairing) ? .distinct : .near }
         if coloursDiffer { return .distinct }
         guard let best else { return nil }
         if otherShots, let ta = a.captureTime, let tb = b.captureTime {
@@ -101,7 +113,7 @@ struct PairJudge: Sendable {
             // `similarShot`): pictures in other colours are nothing to each other.
             return Self.coloursDisagree(a, b, best.pairing) || Self.plainColoursDiffer(a, b) ? nil : .similar
         }
-        return Self.coloursDisagree(a, b, best.pairing) || Self.recolouredGraphic(a, b, best.pairing) ? .distinct : .near
+        return Self.coloursDisagree(a, b, best.pairing) || Self.plainGraphicsDiffer(a, b, best.pairing) ? .distinct : .near
     }
 
     /// The largest difference that confirms `pairing`: `frameConfirmation` for whole frames

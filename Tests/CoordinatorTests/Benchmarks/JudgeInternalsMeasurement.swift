@@ -11,7 +11,8 @@ import Testing
 /// candidate search can make, whether the plain colours differ, each whole frame's plain colour
 /// (Cb,Cr), and for each pairing within its limit: its evidence difference, median hue
 /// difference, colour order, largest local change, rank screen, whether the colours disagree, and
-/// the cells off the plain background in either window with `PairJudge.recolouredGraphic`.
+/// the cells off the plain background in either window with `ShapeColours`' comparison
+/// (`PairJudge.plainGraphicColours`).
 @Suite("Judge internals on listed pairs (diagnosis)", .timeLimit(.minutes(30)))
 struct JudgeInternalsMeasurement {
     static let spec = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE"] ?? ""
@@ -41,7 +42,14 @@ struct JudgeInternalsMeasurement {
             func shapes(_ pairing: Grouper.Pairing) -> String {
                 guard let cellsA = PairJudge.maskCells(a, pairing.slotA), let cellsB = PairJudge.maskCells(b, pairing.slotB),
                       let foreground = ColourMask.foregroundCells(cellsA, cellsB) else { return "-" }
-                return "\(foreground) recoloured=\(PairJudge.recolouredGraphic(a, b, pairing))"
+                guard let colours = PairJudge.plainGraphicColours(a, b, pairing) else { return "\(foreground)" }
+                switch colours {
+                case .mapped(let shapes, let misfit, let shift):
+                    return "\(foreground) shapeMisfit=\(misfit.map(String.init) ?? "-")/\(shapes)"
+                        + String(format: " shift=%.0f", shift) + " plainDiffer=\(colours.disagrees)"
+                case .oneMonochrome(let move):
+                    return "\(foreground) oneMonochrome move=\(move.map { String(format: "%.0f", $0) } ?? "-") plainDiffer=\(colours.disagrees)"
+                }
             }
             let confirming = pairings.compactMap { pairing -> String? in
                 let cellsA = PairJudge.cells(a, pairing.slotA), cellsB = PairJudge.cells(b, pairing.slotB)
@@ -57,6 +65,21 @@ struct JudgeInternalsMeasurement {
                 return "\(pairing.slotA)/\(pairing.slotB) d=" + String(format: "%.3f", difference) + " hue=\(hue) order=\(order)"
                     + String(format: " change=%.3f screen=%.3f", PairJudge.localChange(a, b, pairing).largestRegion, PairJudge.strongestChange(cellsA, cellsB))
                     + " coloursDisagree=\(PairJudge.coloursDisagree(a, b, pairing))" + " foreground=\(shapes(pairing))"
+            }
+            if let dump = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE_DUMP"] {
+                // CULL_BENCH_JUDGE_DUMP=FILE.jsonl: the mask cells (luma, Cb, Cr on `ColourMask`'s grid) and
+                // local change at the first confirming pairing whose hues and orders agree, one JSON line a pair.
+                for pairing in pairings {
+                    let cellsA = PairJudge.cells(a, pairing.slotA), cellsB = PairJudge.cells(b, pairing.slotB)
+                    guard LayoutThumbnail.evidenceDifference(cellsA, cellsB) <= judge.limit(pairing), !PairJudge.coloursDisagree(a, b, pairing),
+                          let maskA = PairJudge.maskCells(a, pairing.slotA), let maskB = PairJudge.maskCells(b, pairing.slotB) else { continue }
+                    let change = PairJudge.localChange(a, b, pairing, settledBelow: 0)
+                    func flat(_ cells: [ColourMask.Cell]) -> String { cells.map { String(format: "%.1f,%.1f,%.1f", $0.luma, $0.cb, $0.cr) }.joined(separator: ",") }
+                    let record = "{\"label\":\"\(line[0])\",\"a\":\"\(line[1])\",\"b\":\"\(line[2])\",\"slots\":[\(pairing.slotA),\(pairing.slotB)],\"region\":\(change.largestRegion),\"changed\":\(change.changed),\"A\":[\(flat(maskA))],\"B\":[\(flat(maskB))]}\n"
+                    if let handle = FileHandle(forWritingAtPath: dump) { handle.seekToEndOfFile(); handle.write(Data(record.utf8)); try? handle.close() }
+                    else { _ = FileManager.default.createFile(atPath: dump, contents: Data(record.utf8)) }
+                    break
+                }
             }
             out += ([line[0], line[1], line[2], relation.map { "\($0)" } ?? "none", "\(PairJudge.plainColoursDiffer(a, b))"] + plain
                     + [confirming.joined(separator: "; ")]).joined(separator: "\t") + "\n"

@@ -1,0 +1,189 @@
+/// Whether two aligned plain graphics are one picture's colours under one global colour edit:
+/// the check that tells apart two graphics of a few flat shapes whose shapes landed in the
+/// same places, where gray layouts, hues and colour orders all agree (docs/FEATURES.md,
+/// "Plain graphics recoloured").
+///
+/// A colour edit treats every pixel alike. In chroma (Cb + i·Cr as one complex number) the
+/// common ones are close to z ↦ w·z + t: brightness, contrast and saturation scale chroma
+/// (w real), a hue shift turns it (w's angle), a white balance or a grade moves it (t), and
+/// per-channel gains do both, a little unevenly. So, anchored at the plain backgrounds:
+///
+/// - the shapes' chroma relative to their background must follow one `w`, fitted by least
+///   squares and limited to what edits do (`scaleRange`, `turnLimit`), each shape cell within
+///   `baseTolerance` plus `relativeTolerance` of its own distance from the background;
+/// - the background must then move by a shift t = background_b − w·background_a no larger than
+///   `shiftLimit`.
+///
+/// Two different graphics were coloured independently: their shapes do not follow one map,
+/// or the map that fits the shapes cannot also carry one background to the other.
+///
+/// Where one window's colours are all of one hue (`monochrome`) and the other's are not, no
+/// map can be fitted; only the backgrounds are compared (`backgroundMoveLimit`). A window with
+/// fewer than `minimumCells` coloured cells (a black-and-white copy) has nothing to compare.
+///
+/// The limits are a trade measured on two sets (bench/RESULTS.md, "Shape colours"): 2,379
+/// colour edits of generated plain graphics (bench/plain-edits.py) that reach this check, and
+/// 1,017 confirmed-wrong near pairs of the end-to-end library. Wider limits (scale 0.5…2, 30°,
+/// shift 60) keep all but 89 edits and catch 591 wrong pairs; these keep all but 250 and
+/// catch 911.
+public enum ShapeColours {
+    /// Chroma units (|ΔCb| + |ΔCr|) a shape cell may lie off the map: JPEG's chroma error and the
+    /// mixed cells on a shape's edge after a resize (the end-to-end library's resized copies: of
+    /// 1,493 plain pairs, one has 3 or more cells past it).
+    public static let baseTolerance: Float = 16
+    /// And this share of the cell's chroma distance from its background: per-channel gains
+    /// (red ×1.1, blue ×0.85) scale the two chroma axes unevenly.
+    public static let relativeTolerance: Float = 0.2
+    /// How far the fitted map may scale the shapes' chroma: saturation −33% to +50%.
+    public static let scaleRange: ClosedRange<Float> = 0.67...1.5
+    /// How far (degrees) it may turn their hues.
+    public static let turnLimit: Float = 20
+    /// The largest shift of the background (chroma units): a mild white balance or grade
+    /// (red ×1.1, blue ×0.85 on the generated graphics shifts it by up to 35, and past 30 on
+    /// 7 of 150 warm copies); strong ones (red ×1.25, blue ×0.75: up to 63) are given up.
+    public static let shiftLimit: Float = 30
+    /// How far (chroma units) a coloured background may move when one window is monochrome:
+    /// five times `ChromaLayout.flatTolerance`, past what re-encoding and resizing move a flat
+    /// colour (the end-to-end library's 2,000 true pairs: all within 6).
+    public static let backgroundMoveLimit: Float = 15
+    /// Cells off the map before the shapes count as other colours; fewer shape cells than this
+    /// coloured off their background in either window, and the shapes say nothing (the
+    /// background alone sets w). Also the fewest coloured cells a window needs to be compared.
+    public static let minimumCells = 3
+    /// The share of the shapes' cells (off the background in both windows) that must be off the
+    /// map: an overlay on a shape (a logo, a caption) stays under it on any but the plainest
+    /// graphic.
+    public static let misfitShare: Float = 0.25
+    /// A window all of whose coloured cells (`ChromaLayout.saturationFloor` or more) lie within
+    /// this many degrees of one hue, but for `monochromeOutliers` of them, is monochrome.
+    public static let monochromeHueBand: Float = 20
+    static let monochromeOutliers: Float = 0.03
+
+    /// What the two windows' colours say.
+    public enum Comparison: Sendable, Equatable {
+        /// Both windows coloured alike (both monochrome or neither): the shape cells (off the
+        /// background in both), how many of them lie off the fitted map (nil when too few are
+        /// coloured to fit one), and the background's shift under that map.
+        case mapped(shapes: Int, misfit: Int?, shift: Float)
+        /// One window monochrome, the other not: how far the background moved, nil unless both
+        /// backgrounds are coloured (`ChromaLayout.saturationFloor`).
+        case oneMonochrome(backgroundMove: Float?)
+
+        /// Other colours than an edit gives.
+        public var disagrees: Bool {
+            switch self {
+            case .mapped(let shapes, let misfit, let shift):
+                if shift > ShapeColours.shiftLimit { return true }
+                guard let misfit else { return false }
+                return misfit >= ShapeColours.minimumCells && Float(misfit) >= ShapeColours.misfitShare * Float(shapes)
+            case .oneMonochrome(let backgroundMove):
+                return (backgroundMove ?? 0) > ShapeColours.backgroundMoveLimit
+            }
+        }
+    }
+
+    /// The comparison of two aligned windows' cells with their plain backgrounds
+    /// (`ColourMask.background`); nil when either has fewer than `minimumCells` coloured cells,
+    /// or, both coloured alike, their backgrounds lie in different places (under half of the
+    /// smaller one's background cells shared: the windows do not show one background).
+    public static func compare(_ a: [ColourMask.Cell], background backgroundA: ColourMask.Cell, foreground foregroundA: [Bool],
+                               _ b: [ColourMask.Cell], background backgroundB: ColourMask.Cell, foreground foregroundB: [Bool]) -> Comparison? {
+        precondition(a.count == b.count && foregroundA.count == a.count && foregroundB.count == b.count)
+        guard colouredCells(a) >= minimumCells, colouredCells(b) >= minimumCells else { return nil }
+        let groundA = (backgroundA.cb, backgroundA.cr), groundB = (backgroundB.cb, backgroundB.cr)
+        if monochrome(a) != monochrome(b) {
+            let coloured = saturation(groundA) >= ChromaLayout.saturationFloor && saturation(groundB) >= ChromaLayout.saturationFloor
+            return .oneMonochrome(backgroundMove: coloured ? distance(groundA, groundB) : nil)
+        }
+        var offsets: [(a: (Float, Float), b: (Float, Float))] = []
+        var backgroundBoth = 0, plainA = 0, plainB = 0, colouredA = 0, colouredB = 0
+        for index in a.indices {
+            if !foregroundA[index] { plainA += 1 }
+            if !foregroundB[index] { plainB += 1 }
+            if !foregroundA[index] && !foregroundB[index] { backgroundBoth += 1 }
+            guard foregroundA[index] && foregroundB[index] else { continue }
+            let offsetA = (a[index].cb - backgroundA.cb, a[index].cr - backgroundA.cr)
+            let offsetB = (b[index].cb - backgroundB.cb, b[index].cr - backgroundB.cr)
+            if abs(offsetA.0) + abs(offsetA.1) > baseTolerance { colouredA += 1 }
+            if abs(offsetB.0) + abs(offsetB.1) > baseTolerance { colouredB += 1 }
+            offsets.append((offsetA, offsetB))
+        }
+        guard 2 * backgroundBoth >= min(plainA, plainB) else { return nil }
+        let shapesTell = colouredA >= minimumCells && colouredB >= minimumCells
+        // Without coloured shapes, the map that brings the backgrounds closest.
+        let map = shapesTell ? fittedMap(offsets) : fittedMap([(groundA, groundB)])
+        var misfit: Int?
+        if shapesTell {
+            misfit = offsets.reduce(0) { count, offset in
+                let error = distance(offset.b, apply(map, offset.a))
+                return count + (error > baseTolerance + relativeTolerance * (abs(offset.a.0) + abs(offset.a.1)) ? 1 : 0)
+            }
+        }
+        return .mapped(shapes: offsets.count, misfit: misfit, shift: distance(groundB, apply(map, groundA)))
+    }
+
+    /// Cells of `ChromaLayout.saturationFloor` or more chroma.
+    static func colouredCells(_ cells: [ColourMask.Cell]) -> Int {
+        cells.reduce(0) { $0 + (saturation(($1.cb, $1.cr)) >= ChromaLayout.saturationFloor ? 1 : 0) }
+    }
+
+    /// Whether a window's colour is one hue (or none): fewer than `minimumCells` coloured
+    /// cells, or all but `monochromeOutliers` of them within `monochromeHueBand` of their mean
+    /// hue. A sepia copy, or a graphic in shades of one colour.
+    public static func monochrome(_ cells: [ColourMask.Cell]) -> Bool {
+        var hues: [Float] = []
+        var sumCos: Float = 0, sumSin: Float = 0
+        for cell in cells {
+            guard saturation((cell.cb, cell.cr)) >= ChromaLayout.saturationFloor else { continue }
+            let hue = atan2f(cell.cr, cell.cb)
+            hues.append(hue)
+            sumCos += cosf(hue)
+            sumSin += sinf(hue)
+        }
+        guard hues.count >= minimumCells else { return true }
+        let mean = atan2f(sumSin, sumCos), band = monochromeHueBand * .pi / 180
+        let outside = hues.reduce(0) { count, hue in
+            var difference = abs(hue - mean)
+            if difference > .pi { difference = 2 * .pi - difference }
+            return count + (difference > band ? 1 : 0)
+        }
+        return Float(outside) <= monochromeOutliers * Float(hues.count)
+    }
+
+    /// The complex factor w that best maps the first offsets onto the second (least squares),
+    /// its length held to `scaleRange` and its angle to `turnLimit`.
+    static func fittedMap(_ offsets: [(a: (Float, Float), b: (Float, Float))]) -> (Float, Float) {
+        var real: Float = 0, imaginary: Float = 0, power: Float = 0
+        for (x, y) in offsets {
+            // y · conj(x)
+            real += y.0 * x.0 + y.1 * x.1
+            imaginary += y.1 * x.0 - y.0 * x.1
+            power += x.0 * x.0 + x.1 * x.1
+        }
+        guard power > 0 else { return (1, 0) }
+        var length = (real * real + imaginary * imaginary).squareRoot() / power
+        var angle = length > 0 ? atan2f(imaginary, real) : 0
+        length = min(max(length, scaleRange.lowerBound), scaleRange.upperBound)
+        let limit = turnLimit * .pi / 180
+        angle = min(max(angle, -limit), limit)
+        return (length * cosf(angle), length * sinf(angle))
+    }
+
+    private static func apply(_ w: (Float, Float), _ z: (Float, Float)) -> (Float, Float) {
+        (w.0 * z.0 - w.1 * z.1, w.0 * z.1 + w.1 * z.0)
+    }
+
+    private static func saturation(_ z: (Float, Float)) -> Float {
+        (z.0 * z.0 + z.1 * z.1).squareRoot()
+    }
+
+    private static func distance(_ x: (Float, Float), _ y: (Float, Float)) -> Float {
+        abs(x.0 - y.0) + abs(x.1 - y.1)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#else
+import Foundation
+#endif
