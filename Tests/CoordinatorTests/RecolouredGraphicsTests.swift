@@ -4,7 +4,7 @@ import Testing
 
 /// Plain graphics whose shapes landed in the same places pass the gray layout, the hue check
 /// and the colour order alike; whether one colour edit carries one onto the other
-/// (`ShapeColours`, `PairJudge.plainGraphicsDiffer`) tells them apart. Colour edits of one
+/// (`ShapeColours`, `PairJudge.plainGraphicsVerdict`) tells them apart. Colour edits of one
 /// graphic stay near. On photos analysed for real.
 @Suite("Plain graphics recoloured", .timeLimit(.minutes(2)))
 struct RecolouredGraphicsTests {
@@ -71,8 +71,9 @@ struct RecolouredGraphicsTests {
         let a = try analysed(1, first), b = try analysed(2, second), whole = Grouper.Pairing(slotA: 0, slotB: 0)
         #expect(LayoutThumbnail.evidenceDifference(PairJudge.cells(a, 0), PairJudge.cells(b, 0)) <= PairJudge().frameConfirmation, "\(what)")
         #expect(!PairJudge.coloursDisagree(a, b, whole), "\(what)")
-        let colours = try #require(PairJudge.plainGraphicColours(a, b, whole))
-        #expect(colours.disagrees, "\(what): \(colours)")
+        let colours = try #require(PairJudge.plainGraphicColours(a, b, whole, within: .twoEdits))
+        #expect(colours.disagrees(within: .twoEdits), "\(what): \(colours)")
+        #expect(PairJudge.plainGraphicsVerdict(a, b, whole) == .differ)
         #expect(PairJudge().relation(a, b, whole) == .distinct, "\(what)")
     }
 
@@ -82,7 +83,8 @@ struct RecolouredGraphicsTests {
         for original in [Self.magenta, Self.onRed] {
             let a = try analysed(1, original), b = try analysed(2, FlatGraphicsGroupingTests.edited(original, edit.edit))
             let whole = Grouper.Pairing(slotA: 0, slotB: 0)
-            #expect(!PairJudge.plainGraphicsDiffer(a, b, whole), "\(edit.name): \(String(describing: PairJudge.plainGraphicColours(a, b, whole)))")
+            #expect(PairJudge.plainGraphicsVerdict(a, b, whole) == .oneEdit,
+                    "\(edit.name): \(String(describing: PairJudge.plainGraphicColours(a, b, whole, within: .oneEdit)))")
             #expect(PairJudge().relation(a, b, whole) == .near, "\(edit.name)")
         }
     }
@@ -105,6 +107,6 @@ struct RecolouredGraphicsTests {
             if photo == 0 { a.chroma = downsampled } else { b.chroma = downsampled }
         }
         #expect(ChromaLayout.side(of: a.chroma) == 8)
-        #expect(PairJudge.plainGraphicColours(a, b, Grouper.Pairing(slotA: 0, slotB: 0)) == nil)
+        #expect(PairJudge.plainGraphicColours(a, b, Grouper.Pairing(slotA: 0, slotB: 0), within: .oneEdit) == nil)
     }
 }

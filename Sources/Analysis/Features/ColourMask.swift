@@ -4,7 +4,7 @@
 /// A few flat shapes on a plain background say little: among 220,000 generated graphics
 /// (bench/e2e-library.py), thousands of pairs of different pictures have a shape or two in
 /// the same places, and the gray layout, hues and colour orders confirm them. What tells them
-/// apart is their colours (`ShapeColours`, `PairJudge.plainGraphicsDiffer`). The cells off the
+/// apart is their colours (`ShapeColours`, `PairJudge.plainGraphicsVerdict`). The cells off the
 /// background are counted in colour, from the luma thumbnail and the 16×16 chroma layout
 /// resampled to one grid: in gray levels alone a shape can vanish into its background (a green
 /// square on a purple ground has the purple's luma).

@@ -9,43 +9,62 @@
 /// per-channel gains do both, a little unevenly. So, anchored at the plain backgrounds:
 ///
 /// - the shapes' chroma relative to their background must follow one `w`, fitted by least
-///   squares and limited to what edits do (`scaleRange`, `turnLimit`), each shape cell within
-///   `baseTolerance` plus `relativeTolerance` of its own distance from the background;
+///   squares and limited to what edits do (`Limits`: scale and turn), each shape cell within
+///   `baseTolerance` plus a share of its own distance from the background;
 /// - the background must then move by a shift t = background_b − w·background_a no larger than
-///   `shiftLimit`.
+///   the limits' `shiftLimit`.
+///
+/// Two limits: one edit (`Limits.oneEdit`: within it, one picture) and two (`Limits.twoEdits`:
+/// past it, other pictures). Two edited copies of one graphic are up to two edits apart, and
+/// are not told apart as other pictures.
 ///
 /// Two different graphics were coloured independently: their shapes do not follow one map,
 /// or the map that fits the shapes cannot also carry one background to the other.
 ///
 /// Where one window's colours are all of one hue (`monochrome`) and the other's are not, no
-/// map can be fitted; only the backgrounds are compared (`backgroundMoveLimit`). A window with
-/// fewer than `minimumCells` coloured cells (a black-and-white copy) has nothing to compare.
+/// map can be fitted; only the backgrounds are compared (`Limits.backgroundMoveLimit`). A
+/// window with fewer than `minimumCells` coloured cells (a black-and-white copy) has nothing to
+/// compare.
 ///
 /// The limits are a trade measured on two sets (bench/RESULTS.md, "Shape colours"): 2,379
 /// colour edits of generated plain graphics (bench/plain-edits.py) that reach this check, and
 /// 1,017 confirmed-wrong near pairs of the end-to-end library. Wider limits (scale 0.5…2, 30°,
-/// shift 60) keep all but 89 edits and catch 591 wrong pairs; these keep all but 250 and
-/// catch 911.
+/// shift 60) keep all but 89 edits and catch 591 wrong pairs; `Limits.oneEdit` keeps all but
+/// 250 and catches 911.
 public enum ShapeColours {
     /// Chroma units (|ΔCb| + |ΔCr|) a shape cell may lie off the map: JPEG's chroma error and the
     /// mixed cells on a shape's edge after a resize (the end-to-end library's resized copies: of
     /// 1,493 plain pairs, one has 3 or more cells past it).
     public static let baseTolerance: Float = 16
-    /// And this share of the cell's chroma distance from its background: per-channel gains
-    /// (red ×1.1, blue ×0.85) scale the two chroma axes unevenly.
-    public static let relativeTolerance: Float = 0.2
-    /// How far the fitted map may scale the shapes' chroma: saturation −33% to +50%.
-    public static let scaleRange: ClosedRange<Float> = 0.67...1.5
-    /// How far (degrees) it may turn their hues.
-    public static let turnLimit: Float = 20
-    /// The largest shift of the background (chroma units): a mild white balance or grade
-    /// (red ×1.1, blue ×0.85 on the generated graphics shifts it by up to 35, and past 30 on
-    /// 7 of 150 warm copies); strong ones (red ×1.25, blue ×0.75: up to 63) are given up.
-    public static let shiftLimit: Float = 30
-    /// How far (chroma units) a coloured background may move when one window is monochrome:
-    /// five times `ChromaLayout.flatTolerance`, past what re-encoding and resizing move a flat
-    /// colour (the end-to-end library's 2,000 true pairs: all within 6).
-    public static let backgroundMoveLimit: Float = 15
+    /// How far one colour edit's map may go: the shapes' chroma scaled within `scaleRange` and
+    /// turned by at most `turnLimit` degrees, each shape cell within `baseTolerance` plus
+    /// `relativeTolerance` of its own chroma distance from the background (per-channel gains
+    /// such as red ×1.1, blue ×0.85 scale the two chroma axes unevenly), the background moved
+    /// by at most `shiftLimit` chroma units.
+    public struct Limits: Sendable, Equatable {
+        public var scaleRange: ClosedRange<Float>
+        public var turnLimit: Float
+        public var relativeTolerance: Float
+        public var shiftLimit: Float
+        /// How far (chroma units) a coloured background may move when one window is monochrome.
+        public var backgroundMoveLimit: Float
+
+        /// One colour edit: saturation −33% to +50%, hue turned 20°, a mild white balance or grade
+        /// (red ×1.1, blue ×0.85 on the generated graphics shifts the ground by up to 35, past
+        /// 30 on 7 of 150 warm copies); strong ones (red ×1.25, blue ×0.75: up to 63) are given up.
+        /// A monochrome copy's coloured ground may move 15: five times `ChromaLayout.flatTolerance`,
+        /// past what re-encoding and resizing move a flat colour (the end-to-end library's 2,000
+        /// true pairs: all within 6).
+        public static let oneEdit = Limits(scaleRange: 0.67...1.5, turnLimit: 20, relativeTolerance: 0.2, shiftLimit: 30,
+                                           backgroundMoveLimit: 15)
+        /// Two such edits, one on each copy: what two edited copies of one graphic can be to
+        /// each other (a −40% and a +60% saturation, both kept within one edit, are 2.7× apart;
+        /// two 20° turns 40°). Past these, the two are other pictures (distinct); between the two
+        /// limits, not confirmed either way.
+        public static let twoEdits = Limits(scaleRange: 0.4...2.5, turnLimit: 40, relativeTolerance: 0.3, shiftLimit: 60,
+                                            backgroundMoveLimit: 30)
+    }
+
     /// Cells off the map before the shapes count as other colours; fewer shape cells than this
     /// coloured off their background in either window, and the shapes say nothing (the
     /// background alone sets w). Also the fewest coloured cells a window needs to be compared.
@@ -69,15 +88,15 @@ public enum ShapeColours {
         /// backgrounds are coloured (`ChromaLayout.saturationFloor`).
         case oneMonochrome(backgroundMove: Float?)
 
-        /// Other colours than an edit gives.
-        public var disagrees: Bool {
+        /// Other colours than the limits' edits give.
+        public func disagrees(within limits: Limits) -> Bool {
             switch self {
             case .mapped(let shapes, let misfit, let shift):
-                if shift > ShapeColours.shiftLimit { return true }
+                if shift > limits.shiftLimit { return true }
                 guard let misfit else { return false }
                 return misfit >= ShapeColours.minimumCells && Float(misfit) >= ShapeColours.misfitShare * Float(shapes)
             case .oneMonochrome(let backgroundMove):
-                return (backgroundMove ?? 0) > ShapeColours.backgroundMoveLimit
+                return (backgroundMove ?? 0) > limits.backgroundMoveLimit
             }
         }
     }
@@ -87,7 +106,8 @@ public enum ShapeColours {
     /// or, both coloured alike, their backgrounds lie in different places (under half of the
     /// smaller one's background cells shared: the windows do not show one background).
     public static func compare(_ a: [ColourMask.Cell], background backgroundA: ColourMask.Cell, foreground foregroundA: [Bool],
-                               _ b: [ColourMask.Cell], background backgroundB: ColourMask.Cell, foreground foregroundB: [Bool]) -> Comparison? {
+                               _ b: [ColourMask.Cell], background backgroundB: ColourMask.Cell, foreground foregroundB: [Bool],
+                               within limits: Limits) -> Comparison? {
         precondition(a.count == b.count && foregroundA.count == a.count && foregroundB.count == b.count)
         guard colouredCells(a) >= minimumCells, colouredCells(b) >= minimumCells else { return nil }
         let groundA = (backgroundA.cb, backgroundA.cr), groundB = (backgroundB.cb, backgroundB.cr)
@@ -111,12 +131,12 @@ public enum ShapeColours {
         guard 2 * backgroundBoth >= min(plainA, plainB) else { return nil }
         let shapesTell = colouredA >= minimumCells && colouredB >= minimumCells
         // Without coloured shapes, the map that brings the backgrounds closest.
-        let map = shapesTell ? fittedMap(offsets) : fittedMap([(groundA, groundB)])
+        let map = shapesTell ? fittedMap(offsets, limits) : fittedMap([(groundA, groundB)], limits)
         var misfit: Int?
         if shapesTell {
             misfit = offsets.reduce(0) { count, offset in
                 let error = distance(offset.b, apply(map, offset.a))
-                return count + (error > baseTolerance + relativeTolerance * (abs(offset.a.0) + abs(offset.a.1)) ? 1 : 0)
+                return count + (error > baseTolerance + limits.relativeTolerance * (abs(offset.a.0) + abs(offset.a.1)) ? 1 : 0)
             }
         }
         return .mapped(shapes: offsets.count, misfit: misfit, shift: distance(groundB, apply(map, groundA)))
@@ -151,8 +171,8 @@ public enum ShapeColours {
     }
 
     /// The complex factor w that best maps the first offsets onto the second (least squares),
-    /// its length held to `scaleRange` and its angle to `turnLimit`.
-    static func fittedMap(_ offsets: [(a: (Float, Float), b: (Float, Float))]) -> (Float, Float) {
+    /// its length held to the limits' `scaleRange` and its angle to their `turnLimit`.
+    static func fittedMap(_ offsets: [(a: (Float, Float), b: (Float, Float))], _ limits: Limits) -> (Float, Float) {
         var real: Float = 0, imaginary: Float = 0, power: Float = 0
         for (x, y) in offsets {
             // y · conj(x)
@@ -163,8 +183,8 @@ public enum ShapeColours {
         guard power > 0 else { return (1, 0) }
         var length = (real * real + imaginary * imaginary).squareRoot() / power
         var angle = length > 0 ? atan2f(imaginary, real) : 0
-        length = min(max(length, scaleRange.lowerBound), scaleRange.upperBound)
-        let limit = turnLimit * .pi / 180
+        length = min(max(length, limits.scaleRange.lowerBound), limits.scaleRange.upperBound)
+        let limit = limits.turnLimit * .pi / 180
         angle = min(max(angle, -limit), limit)
         return (length * cosf(angle), length * sinf(angle))
     }

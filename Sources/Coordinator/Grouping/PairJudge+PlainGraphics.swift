@@ -5,24 +5,48 @@ extension PairJudge {
     /// either window: a layout too plain to outweigh its colours.
     static let plainLayoutCells = ColourMask.side * ColourMask.side / 2
 
+    /// What two plain graphics' colours say of them at a pairing.
+    enum PlainGraphicsVerdict: Sendable, Equatable {
+        /// Not plain graphics, or colours one colour edit explains.
+        case oneEdit
+        /// More than one colour edit apart, but within two: two edited copies of one graphic can
+        /// be; not confirmed either way.
+        case unsure
+        /// Colours no two colour edits explain: other pictures.
+        case differ
+    }
+
     /// Whether the pairing matches two plain graphics (a plain background, under half of
     /// either window off it: `ColourMask`) whose colours no one colour edit explains
     /// (`ShapeColours`: the shapes do not follow one map, or the map cannot carry one
-    /// background to the other). Such a layout, a shape or two in the same places, is common
-    /// to different graphics in a large library; their colours tell them apart.
+    /// background to the other), or not even two. Such a layout, a shape or two in the same
+    /// places, is common to different graphics in a large library; their colours tell them apart.
     ///
     /// Measured (bench/RESULTS.md, "Shape colours"): of 1,017 wrong pairs the end-to-end
-    /// library's rules 10 grouping joined as near, 911 match here at their first confirming
-    /// pairing; of its first 2,000 true pairs one, of the three corpora's 1,052 (original, copy)
-    /// pairs none; of 2,700 colour edits of generated graphics (bench/plain-edits.sh: brightness,
-    /// contrast, gamma, curves, saturation, hue, grades, white balance, black and white, sepia),
-    /// the judge keeps 2,137 near, giving up mostly per-channel stretches to full range
-    /// (auto-contrast, equalise), strong white balances and sepia.
+    /// library's rules 10 grouping joined as near, 911 are past one edit at their first
+    /// confirming pairing; of its first 2,000 true pairs one, of the three corpora's 1,052
+    /// (original, copy) pairs none; of 2,700 colour edits of generated graphics
+    /// (bench/plain-edits.sh: brightness, contrast, gamma, curves, saturation, hue, grades, white
+    /// balance, black and white, sepia), the judge keeps 2,137 near, giving up mostly
+    /// per-channel stretches to full range (auto-contrast, equalise), strong white balances and
+    /// sepia.
     ///
-    /// Says nothing for rows with pipeline 4's 8×8 chroma layout (too coarse for the shapes)
-    /// or without colour.
-    static func plainGraphicsDiffer(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
-        plainGraphicColours(a, b, pairing)?.disagrees ?? false
+    /// Says nothing (`oneEdit`) for rows with pipeline 4's 8×8 chroma layout (too coarse for
+    /// the shapes) or without colour.
+    static func plainGraphicsVerdict(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> PlainGraphicsVerdict {
+        guard let colours = plainGraphicColours(a, b, pairing, within: .oneEdit), colours.disagrees(within: .oneEdit) else { return .oneEdit }
+        guard let loose = plainGraphicColours(a, b, pairing, within: .twoEdits), loose.disagrees(within: .twoEdits) else { return .unsure }
+        return .differ
+    }
+
+    /// The relation a confirming pairing gives under the verdict: near within one edit; past two,
+    /// distinct (a group never holds both); between, none.
+    static func relation(_ verdict: PlainGraphicsVerdict) -> PairRelation? {
+        switch verdict {
+        case .oneEdit: .near
+        case .unsure: nil
+        case .differ: .distinct
+        }
     }
 
     /// Whether both whole frames are plain graphics: a plain background (`ColourMask`) with
@@ -36,13 +60,14 @@ extension PairJudge {
 
     /// `ShapeColours`' comparison of the pairing's windows when both are plain graphics;
     /// nil otherwise.
-    static func plainGraphicColours(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> ShapeColours.Comparison? {
+    static func plainGraphicColours(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
+                                    within limits: ShapeColours.Limits) -> ShapeColours.Comparison? {
         guard let cellsA = maskCells(a, pairing.slotA), let cellsB = maskCells(b, pairing.slotB),
               let backgroundA = ColourMask.background(cellsA), let backgroundB = ColourMask.background(cellsB) else { return nil }
         let either = zip(backgroundA.foreground, backgroundB.foreground).reduce(0) { $0 + ($1.0 || $1.1 ? 1 : 0) }
         guard either < plainLayoutCells else { return nil }
         return ShapeColours.compare(cellsA, background: backgroundA.colour, foreground: backgroundA.foreground,
-                                    cellsB, background: backgroundB.colour, foreground: backgroundB.foreground)
+                                    cellsB, background: backgroundB.colour, foreground: backgroundB.foreground, within: limits)
     }
 
     /// The colours of `slot`'s window on `ColourMask`'s grid: luma from the layout thumbnail,

@@ -68,7 +68,7 @@ struct PairJudge: Sendable {
         let otherShots = a.captureTime != nil && b.captureTime != nil && a.captureTime != b.captureTime
         var best: (pairing: Grouper.Pairing, difference: Float, limit: Float)?
         var changeSeen: Grouper.Pairing?, coloursDiffer = false
-        // Plain graphics are judged on their colours where they line up best (`plainGraphicsDiffer`).
+        // Plain graphics are judged on their colours where they line up best (`plainGraphicsVerdict`).
         var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?
         for pairing in pairings {
             let cellsA = cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) }
@@ -99,7 +99,7 @@ struct PairJudge: Sendable {
                 changeSeen = pairing
             }
         }
-        if let bestAgreeing { return Self.plainGraphicsDiffer(a, b, bestAgreeing.pairing) ? .distinct : .near }
+        if let bestAgreeing { return Self.relation(Self.plainGraphicsVerdict(a, b, bestAgreeing.pairing)) }
         if coloursDiffer { return .distinct }
         guard let best else { return nil }
         if otherShots, let ta = a.captureTime, let tb = b.captureTime {
@@ -113,7 +113,7 @@ struct PairJudge: Sendable {
             // `similarShot`): pictures in other colours are nothing to each other.
             return Self.coloursDisagree(a, b, best.pairing) || Self.plainColoursDiffer(a, b) ? nil : .similar
         }
-        return Self.coloursDisagree(a, b, best.pairing) || Self.plainGraphicsDiffer(a, b, best.pairing) ? .distinct : .near
+        return Self.coloursDisagree(a, b, best.pairing) ? .distinct : Self.relation(Self.plainGraphicsVerdict(a, b, best.pairing))
     }
 
     /// The largest difference that confirms `pairing`: `frameConfirmation` for whole frames

@@ -42,13 +42,13 @@ struct JudgeInternalsMeasurement {
             func shapes(_ pairing: Grouper.Pairing) -> String {
                 guard let cellsA = PairJudge.maskCells(a, pairing.slotA), let cellsB = PairJudge.maskCells(b, pairing.slotB),
                       let foreground = ColourMask.foregroundCells(cellsA, cellsB) else { return "-" }
-                guard let colours = PairJudge.plainGraphicColours(a, b, pairing) else { return "\(foreground)" }
+                guard let colours = PairJudge.plainGraphicColours(a, b, pairing, within: .oneEdit) else { return "\(foreground)" }
                 switch colours {
                 case .mapped(let shapes, let misfit, let shift):
                     return "\(foreground) shapeMisfit=\(misfit.map(String.init) ?? "-")/\(shapes)"
-                        + String(format: " shift=%.0f", shift) + " plainDiffer=\(colours.disagrees)"
+                        + String(format: " shift=%.0f", shift) + " plainVerdict=\(PairJudge.plainGraphicsVerdict(a, b, pairing))"
                 case .oneMonochrome(let move):
-                    return "\(foreground) oneMonochrome move=\(move.map { String(format: "%.0f", $0) } ?? "-") plainDiffer=\(colours.disagrees)"
+                    return "\(foreground) oneMonochrome move=\(move.map { String(format: "%.0f", $0) } ?? "-") plainVerdict=\(PairJudge.plainGraphicsVerdict(a, b, pairing))"
                 }
             }
             let confirming = pairings.compactMap { pairing -> String? in
