@@ -89,6 +89,31 @@ struct RecolouredGraphicsTests {
         }
     }
 
+    /// The colour moved away from its gray by `factor` (a saturation slider).
+    static func saturation(_ factor: Double) -> Edit {
+        { colour in
+            let luma = 0.299 * colour.red + 0.587 * colour.green + 0.114 * colour.blue
+            return (luma + (colour.red - luma) * factor, luma + (colour.green - luma) * factor, luma + (colour.blue - luma) * factor)
+        }
+    }
+
+    @Test("a paler and a more saturated copy are each one edit from the original and two from each other: one group")
+    func twoCopiesOneGroup() throws {
+        for original in [Self.magenta, Self.onRed] {
+            let paler = FlatGraphicsGroupingTests.edited(original, Self.saturation(0.6))
+            let stronger = FlatGraphicsGroupingTests.edited(original, Self.saturation(1.6))
+            let photos = [try analysed(1, original), try analysed(2, paler), try analysed(3, stronger)]
+            let whole = Grouper.Pairing(slotA: 0, slotB: 0)
+            #expect(PairJudge.plainGraphicsVerdict(photos[0], photos[1], whole) == .oneEdit)
+            #expect(PairJudge.plainGraphicsVerdict(photos[0], photos[2], whole) == .oneEdit)
+            // Past one edit of each other (a scale of 2.7), within two: not "apart".
+            #expect(PairJudge.plainGraphicsVerdict(photos[1], photos[2], whole) == .unsure)
+            #expect(PairJudge().relation(photos[1], photos[2], whole) == nil)
+            let groups = Grouper().groups(of: photos).filter { $0.kind != .similar }.map { Set($0.members.map(\.photoID)) }
+            #expect(groups == [[1, 2, 3]], "\(groups)")
+        }
+    }
+
     @Test("rows with pipeline 4's 8×8 chroma layout are not judged by it")
     func oldRows() throws {
         var a = try analysed(1, Self.magenta), b = try analysed(2, Self.blue)
