@@ -143,7 +143,7 @@ struct Grouper: Sendable {
         progress?.begin(.searching, total: representatives.count)
         var candidates = try searchCandidates(photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
         progress?.begin(.judging, total: candidates.count)
-        candidates.sort { Self.pairKey($0) < Self.pairKey($1) }
+        candidates.sort(by: Self.candidateOrder)
         let sorted = candidates
         candidates = []
         var near = Set<UInt64>(), similar = Set<UInt64>(), distinct = Set<UInt64>()
@@ -242,6 +242,18 @@ struct Grouper: Sendable {
     static func pairKey(_ candidate: Candidate) -> UInt64 {
         let a = UInt32(candidate.a), b = UInt32(candidate.b)
         return UInt64(min(a, b)) << 32 | UInt64(max(a, b))
+    }
+
+    /// Candidates by pair, then by their slots as seen from the pair's first photo, then that
+    /// photo first: a total order. The search's threads hand in their candidates in whatever
+    /// order they finish, and the judge goes through a pair's pairings in order (the first that
+    /// confirms decides, unless it shows a change), so sorting by pair alone let one set of rows
+    /// give groups that differed by a pair or two from run to run.
+    static func candidateOrder(_ x: Candidate, _ y: Candidate) -> Bool {
+        func key(_ c: Candidate) -> (UInt64, UInt8, UInt8, UInt8) {
+            c.a <= c.b ? (pairKey(c), c.slotA, c.slotB, 0) : (pairKey(c), c.slotB, c.slotA, 1)
+        }
+        return key(x) < key(y)
     }
 
     /// `StarClustering` with centres in the order: most partners first (the original a family

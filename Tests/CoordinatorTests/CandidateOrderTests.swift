@@ -1,0 +1,33 @@
+@testable import Coordinator
+import Analysis
+import Testing
+
+/// `Grouper.candidateOrder`: one set of candidates, in whatever order the search's threads hand
+/// it in, sorts to one sequence, so the judge meets a pair's pairings in one order and one set
+/// of rows always gives the same groups.
+@Suite("Candidate order")
+struct CandidateOrderTests {
+    /// Pairs of a few photos, each with several pairings, named in either order.
+    static let candidates: [Candidate] = {
+        var out: [Candidate] = []
+        for (a, b) in [(Int32(1), Int32(2)), (3, 1), (2, 3), (7, 4)] {
+            for (slotA, slotB) in [(UInt8(0), UInt8(0)), (3, 0), (0, 5), (Candidate.mirrorSlot, 0), (Candidate.contentSlot, 2)] {
+                out.append(Candidate(a: a, b: b, slotA: slotA, slotB: slotB))
+            }
+            // The same pairing named from the other photo.
+            out.append(Candidate(a: b, b: a, slotA: 0, slotB: 3))
+        }
+        return out
+    }()
+
+    @Test("any arrival order sorts to one sequence, each pair's candidates together")
+    func oneSequence() {
+        var generator = SplitMix64(seed: 7)
+        let reference = Self.candidates.sorted(by: Grouper.candidateOrder)
+        for _ in 0..<50 {
+            #expect(Self.candidates.shuffled(using: &generator).sorted(by: Grouper.candidateOrder) == reference)
+        }
+        let keys = reference.map(Grouper.pairKey)
+        #expect(keys == keys.sorted(), "pairs lie together, in pair order")
+    }
+}
