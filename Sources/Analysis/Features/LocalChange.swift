@@ -71,10 +71,7 @@ public struct LocalChange: Sendable, Equatable {
         var result = LocalChange(largestRegion: .infinity, changed: .infinity)
         for degrees in rotations {
             let rotated = degrees == 0 ? viewA : rotate(viewA, degrees: degrees)
-            let matched = toneMatched(rotated, onto: viewB)
-            var mask = [Bool](repeating: false, count: n * n)
-            markOutsideRange(of: matched, viewB, in: &mask)
-            markOutsideRange(of: viewB, matched, in: &mask)
+            let (_, mask) = changedCells(rotated, viewB)
             let count = mask.reduce(0) { $0 + ($1 ? 1 : 0) }
             // No region can reach the share when all changed cells together do not.
             let largest = Double(count) < sceneChangeShare * Double(n * n) ? count : largestRegion(mask, rotated, viewB)
@@ -83,6 +80,26 @@ public struct LocalChange: Sendable, Equatable {
             if result.largestRegion < settledBelow { break }
         }
         return result
+    }
+
+    /// `viewA` tone-matched onto `viewB`, and the cells changed between them in either direction.
+    static func changedCells(_ viewA: [Float], _ viewB: [Float]) -> (matchedA: [Float], changed: [Bool]) {
+        let matched = toneMatched(viewA, onto: viewB)
+        var mask = [Bool](repeating: false, count: gridSide * gridSide)
+        markOutsideRange(of: matched, viewB, in: &mask)
+        markOutsideRange(of: viewB, matched, in: &mask)
+        return (matched, mask)
+    }
+
+    /// The unrotated comparison `between` starts with, for diagnoses: the first view
+    /// tone-matched, the second, and the changed cells, each `gridSide`² row by row.
+    public static func unrotatedViews(_ a: [UInt8], _ windowA: FeatureWindow, mirroredA: Bool = false,
+                                      _ b: [UInt8], _ windowB: FeatureWindow) -> (a: [Float], b: [Float], changed: [Bool]) {
+        let n = gridSide
+        let viewA = LayoutThumbnail.sampler(mirroredA ? LayoutThumbnail.mirrored(a) : a).cells(windowA, columns: n, rows: n)
+        let viewB = LayoutThumbnail.sampler(b).cells(windowB, columns: n, rows: n)
+        let (matched, mask) = changedCells(viewA, viewB)
+        return (matched, viewB, mask)
     }
 
     /// `view` rotated by `degrees` about its centre, bilinear, edges clamped.

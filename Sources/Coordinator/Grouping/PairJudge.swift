@@ -67,7 +67,7 @@ struct PairJudge: Sendable {
         // Both say when they were taken, at different times: different shots whatever they look like.
         let otherShots = a.captureTime != nil && b.captureTime != nil && a.captureTime != b.captureTime
         var best: (pairing: Grouper.Pairing, difference: Float, limit: Float)?
-        var changeSeen: Grouper.Pairing?, coloursDiffer = false
+        var changeSeen: Grouper.Pairing?, coloursDiffer = false, followNoEdit = false
         // Plain graphics are judged on their colours where they line up best (`plainGraphicsVerdict`).
         var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?
         for pairing in pairings {
@@ -87,11 +87,17 @@ struct PairJudge: Sendable {
                 // must also agree in colour where they line up best, the confirming pairing of
                 // least difference for its limit: a window a few percent off can leave the shape
                 // that differs out of view.
+                // Plain graphics are asked whether their colours follow one edit once, where
+                // they line up best, below: their pairings are many and alike.
                 if !Self.coloursDisagree(a, b, pairing) {
                     if plainGraphics == nil { plainGraphics = Self.plainGraphics(a, b) }
-                    if plainGraphics != true { return .near }
-                    let ratio = difference / limit
-                    if bestAgreeing == nil || ratio < bestAgreeing!.ratio { bestAgreeing = (pairing, ratio) }
+                    if plainGraphics == true {
+                        let ratio = difference / limit
+                        if bestAgreeing == nil || ratio < bestAgreeing!.ratio { bestAgreeing = (pairing, ratio) }
+                        continue
+                    }
+                    if !Self.coloursFollowNoEdit(a, b, pairing) { return .near }
+                    followNoEdit = true
                     continue
                 }
                 coloursDiffer = true
@@ -99,8 +105,15 @@ struct PairJudge: Sendable {
                 changeSeen = pairing
             }
         }
-        if let bestAgreeing { return Self.relation(Self.plainGraphicsVerdict(a, b, bestAgreeing.pairing)) }
+        if let bestAgreeing {
+            if Self.coloursFollowNoEdit(a, b, bestAgreeing.pairing) { return nil }
+            return Self.relation(Self.plainGraphicsVerdict(a, b, bestAgreeing.pairing))
+        }
         if coloursDiffer { return .distinct }
+        // Colours that follow no one edit are not confirmed, not distinct: per-channel
+        // stretches (auto-contrast, equalise) of one graphic follow none either, and distinct
+        // copies would split their family's group.
+        if followNoEdit { return nil }
         guard let best else { return nil }
         if otherShots, let ta = a.captureTime, let tb = b.captureTime {
             return abs(ta - tb) <= similarWindow && best.difference <= similarConfirmation ? .similar : nil
@@ -161,6 +174,15 @@ struct PairJudge: Sendable {
                                    b.thumbnail, window(b, pairing.slotB), settledBelow: settledBelow)
     }
 
+    /// `LocalChange.unrotatedViews` for `pairing`, oriented as `localChange` orients it.
+    static func localChangeViews(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> (a: [Float], b: [Float], changed: [Bool]) {
+        let mirror = Int(Candidate.mirrorSlot)
+        if pairing.slotB == mirror && pairing.slotA != mirror {
+            return LocalChange.unrotatedViews(b.thumbnail, .full, mirroredA: true, a.thumbnail, window(a, pairing.slotA))
+        }
+        return LocalChange.unrotatedViews(a.thumbnail, window(a, pairing.slotA), mirroredA: pairing.slotA == mirror, b.thumbnail, window(b, pairing.slotB))
+    }
+
     /// The part of the photo slot `slot` names (the whole frame for its mirror image too).
     static func window(_ photo: GroupingPhoto, _ slot: Int) -> FeatureWindow {
         switch slot {
@@ -180,6 +202,14 @@ struct PairJudge: Sendable {
         let coloursA = colourCells(a, pairing.slotA, chroma: chromaA), coloursB = colourCells(b, pairing.slotB, chroma: chromaB)
         guard !coloursA.isEmpty, !coloursB.isEmpty else { return false }  // no thumbnail: rows before pipeline 3
         return ColourOrder.disagree(coloursA, coloursB)
+    }
+
+    /// Whether, where their brightness agrees on the pairing's windows, the photos' colours
+    /// follow no single colour edit (`ColourMap`, rules 13). Asked only of pairs about to be
+    /// called near: other shots of one moment may differ in colour where a subject moved.
+    static func coloursFollowNoEdit(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
+        guard let cellsA = maskCells(a, pairing.slotA), let cellsB = maskCells(b, pairing.slotB) else { return false }
+        return ColourMap.disagree(cellsA, cellsB)
     }
 
     /// The colours of the cells `chromaCells` gives for `slot`: their luma area-averaged from the

@@ -75,7 +75,12 @@ struct JudgeInternalsMeasurement {
                           let maskA = PairJudge.maskCells(a, pairing.slotA), let maskB = PairJudge.maskCells(b, pairing.slotB) else { continue }
                     let change = PairJudge.localChange(a, b, pairing, settledBelow: 0)
                     func flat(_ cells: [ColourMask.Cell]) -> String { cells.map { String(format: "%.1f,%.1f,%.1f", $0.luma, $0.cb, $0.cr) }.joined(separator: ",") }
-                    let record = "{\"label\":\"\(line[0])\",\"a\":\"\(line[1])\",\"b\":\"\(line[2])\",\"slots\":[\(pairing.slotA),\(pairing.slotB)],\"region\":\(change.largestRegion),\"changed\":\(change.changed),\"A\":[\(flat(maskA))],\"B\":[\(flat(maskB))]}\n"
+                    // LocalChange's unrotated views (24×24, the first tone-matched) and changed cells.
+                    let views = PairJudge.localChangeViews(a, b, pairing)
+                    func levels(_ view: [Float]) -> String { view.map { String(format: "%.0f", $0) }.joined(separator: ",") }
+                    let changedCells = views.changed.map { $0 ? "1" : "0" }.joined(separator: ",")
+                    let record = "{\"label\":\"\(line[0])\",\"a\":\"\(line[1])\",\"b\":\"\(line[2])\",\"slots\":[\(pairing.slotA),\(pairing.slotB)],\"region\":\(change.largestRegion),\"changed\":\(change.changed),\"A\":[\(flat(maskA))],\"B\":[\(flat(maskB))]"
+                        + ",\"viewA\":[\(levels(views.a))],\"viewB\":[\(levels(views.b))],\"changedCells\":[\(changedCells)]}\n"
                     if let handle = FileHandle(forWritingAtPath: dump) { handle.seekToEndOfFile(); handle.write(Data(record.utf8)); try? handle.close() }
                     else { _ = FileManager.default.createFile(atPath: dump, contents: Data(record.utf8)) }
                     break
