@@ -106,8 +106,11 @@ struct PairJudge: Sendable {
             }
         }
         if let bestAgreeing {
-            if Self.coloursFollowNoEdit(a, b, bestAgreeing.pairing) { return nil }
-            return Self.relation(Self.plainGraphicsVerdict(a, b, bestAgreeing.pairing))
+            // Rules 12's verdict first: past two edits they are distinct, which is more than
+            // colours that follow no edit say (not confirmed).
+            let verdict = Self.plainGraphicsVerdict(a, b, bestAgreeing.pairing)
+            if verdict == .oneEdit, Self.coloursFollowNoEdit(a, b, bestAgreeing.pairing) { return nil }
+            return Self.relation(verdict)
         }
         if coloursDiffer { return .distinct }
         // Colours that follow no one edit are not confirmed, not distinct: per-channel
