@@ -2,11 +2,11 @@
 """Writes colour edits of plain graphics: N graphics of the end-to-end library's kind
 (bench/e2e-library.py: shapes on a plain ground, 160x120), each with 18 colour-edited copies
 (saturation, hue, white balance, contrast, brightness, gamma, curves, black and white, sepia,
-auto-contrast, equalise), in a folder per graphic, plus truth.csv (path, group, transform) and
+auto-contrast, equalise) or, with --edits geometry, 9 crops, frames and turns, in a folder per graphic, plus truth.csv (path, group, transform) and
 pairs.tsv (EDIT<TAB>ORIGINAL<TAB>COPY, absolute paths) for bench/judge-pairs.sh.
 Deterministic (seeded by the graphic's index, past the library's own); keeps nothing stale.
 
-    python3 bench/plain-edits.py OUT [--graphics 150]
+    python3 bench/plain-edits.py OUT [--graphics 150] [--edits colour|geometry]
 
 Needs Pillow and NumPy (pip install pillow numpy). Used by bench/plain-edits.sh and the
 "Shape colours" measurement in bench/RESULTS.md.
@@ -51,6 +51,29 @@ def curves(im):
     return Image.fromarray((255 * (0.5 - 0.5 * np.cos(np.pi * a))).astype("uint8"))
 
 
+def crop(im, left, top, right, bottom):
+    """The graphic with the given shares of its width and height cut from each side."""
+    w, h = im.size
+    return im.crop((round(left * w), round(top * h), round(w - right * w), round(h - bottom * h)))
+
+
+def border(im, share, fill):
+    """The graphic framed: bars of `share` of its height above and below (a letterbox)."""
+    return ImageOps.expand(im, border=(0, round(share * im.size[1])), fill=fill)
+
+
+def rotated(im, degrees):
+    """Turned a few degrees and cropped to the largest centred box with no corner showing."""
+    import math
+    w, h = im.size
+    a = math.radians(abs(degrees))
+    k = 1 / (math.cos(a) + max(w / h, h / w) * math.sin(a))
+    cw, ch = round(w * k), round(h * k)
+    r = im.rotate(degrees, resample=Image.BICUBIC)
+    return r.crop(((w - cw) // 2, (h - ch) // 2, (w + cw) // 2, (h + ch) // 2))
+
+
+# The colour edits of the first measurement ("Shape colours", bench/RESULTS.md).
 EDITS = {
     "sat60": lambda im: ImageEnhance.Color(im).enhance(0.6),
     "sat140": lambda im: ImageEnhance.Color(im).enhance(1.4),
@@ -72,12 +95,29 @@ EDITS = {
     "equalize": ImageOps.equalize,
 }
 
+# Crops, frames and turns of graphics (screenshots trimmed, letterboxed, straightened): what
+# the corpora's crops are for photos. The hard set's geometry, and crops of other sizes.
+GEOMETRY = {
+    "crop5": lambda im: crop(im, 0.05, 0.05, 0.05, 0.05),
+    "crop10": lambda im: crop(im, 0.1, 0.1, 0.1, 0.1),
+    "crop22_top": lambda im: crop(im, 0, 0.22, 0, 0),
+    "crop15_two": lambda im: crop(im, 0.15, 0, 0, 0.1),
+    "crop_corner": lambda im: crop(im, 0, 0, 0.2, 0.2),
+    "crop8_resize": lambda im: crop(im, 0.08, 0.03, 0.02, 0.07).resize((120, 90), Image.LANCZOS),
+    "border_white12": lambda im: border(im, 0.12, (255, 255, 255)),
+    "border_black8": lambda im: ImageOps.expand(im, border=round(0.08 * im.size[1]), fill=(0, 0, 0)),
+    "rotate4_crop": lambda im: rotated(im, 4),
+}
+
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("out")
     parser.add_argument("--graphics", type=int, default=150)
+    parser.add_argument("--edits", choices=["colour", "geometry"], default="colour",
+                        help="colour edits (the default) or crops, frames and turns")
     args = parser.parse_args()
+    edits = EDITS if args.edits == "colour" else GEOMETRY
     out = os.path.abspath(args.out)
     truth, pairs = [], []
     for i in range(args.graphics):
@@ -88,7 +128,7 @@ def main():
         original = os.path.join(out, folder, "original.jpg")
         im.save(original, quality=90)
         truth.append((f"{folder}/original.jpg", i, "original"))
-        for name, edit in EDITS.items():
+        for name, edit in edits.items():
             path = os.path.join(out, folder, name + ".jpg")
             edit(im).save(path, quality=90)
             truth.append((f"{folder}/{name}.jpg", i, name))

@@ -5,14 +5,16 @@
 # distinct means the plain-graphic colour check or the hue check split them, none that no
 # pairing confirmed them) and score.py's pairwise figures for the groups `cull run` formed.
 #
-#   bench/plain-edits.sh [OUT=/tmp/cull-plain-edits] [GRAPHICS=150]
+#   bench/plain-edits.sh [OUT=/tmp/cull-plain-edits] [GRAPHICS=150] [EDITS=colour|geometry]
+# EDITS geometry: crops, frames and turns of the graphics instead of colour edits.
 # Needs Pillow and NumPy, and $SHARED (../shared/corpus) for score.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-/tmp/cull-plain-edits}
 graphics=${2:-150}
+edits=${3:-colour}
 rm -rf "$out" && mkdir -p "$out"
-python3 bench/plain-edits.py "$out/set" --graphics "$graphics"
+python3 bench/plain-edits.py "$out/set" --graphics "$graphics" --edits "$edits"
 source bench/release-build.sh
 release_build
 .build/release/cull run "$out/set" --db "$out/cull.sqlite" --format csv >"$out/groups.csv" 2>/dev/null

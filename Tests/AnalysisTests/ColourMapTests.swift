@@ -38,6 +38,21 @@ struct ColourMapTests {
         }
     }
 
+    @Test("hues turned past 30 degrees are a colour variant, not an edit; a nearly gray picture's turn is not asked")
+    func hueTurns() {
+        let original = Self.picture()
+        // 40°: every colour still follows the map exactly, but no hue edit turns that far.
+        let variant = Self.edited(original, w: (0.7660, 0.6428), t: (0, 0))
+        #expect(ColourMap.departingCells(original, variant) == 0)
+        #expect(ColourMap.disagree(original, variant))
+        #expect(ColourMap.disagree(variant, original))
+        // The same turn taking most colour away (a scale of 0.2: toned) says nothing of hues.
+        #expect(!ColourMap.disagree(original, Self.edited(original, w: (0.1532, 0.1286), t: (10, -8))))
+        // A nearly gray picture (its colours within a few units): its chroma is noise, any turn fits.
+        let grayish = Self.edited(original, w: (0.2, 0), t: (0, 0))
+        #expect(!ColourMap.disagree(grayish, Self.edited(grayish, w: (0, 1), t: (0, 0))))
+    }
+
     @Test("a ground with one small shape keeps its shape's colour through a grade")
     func smallShape() {
         // 4 of 144 cells: a refit to a share of the best-fitting cells would drop them and

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where two views of one picture agree in brightness, one colour edit carries the first's
 /// colours onto the second's. A colour grade, a white balance, a saturation change, toning or
 /// black and white are each one map z ↦ w·z + t of chroma (z = Cb + i·Cr, w and t complex: a
@@ -33,10 +35,28 @@ public enum ColourMap {
     /// colour away (black and white, sepia, a paler copy) but not make it, so no map gives an
     /// original's colours back from its black-and-white copy, while the map onto the copy
     /// exists. For an edit that keeps colour either way holds (a map and its inverse).
+    ///
+    /// Nor does a map that turns hues past `largestHueTurn` while keeping colour (rules 14): a
+    /// picture in other colours is a colour variant, not an edit, even where one map carries
+    /// a few plain colours onto the other's exactly (two colours always fit one).
     public static func disagree(_ a: [ColourMask.Cell], _ b: [ColourMask.Cell], side: Int = ColourMask.side) -> Bool {
         let (from, to) = chromaSpread(a) >= chromaSpread(b) ? (a, b) : (b, a)
-        return departingCells(from, to, side: side) >= departingCellsThatDisagree
+        guard let fit = fitted(from, to, side: side) else { return false }
+        if fit.map.turnsHue { return true }
+        return departingCells(from, to, fit, side: side) >= departingCellsThatDisagree
     }
+
+    /// The largest hue turn (degrees) of one colour edit's map: hue edits of 20° fit turns of
+    /// 19–29° on the generated graphics (`bench/plain-edits.sh`), the corpora's edited photos
+    /// at most 17° (a warm grade), while 115 of the library's 345 wrong near pairs of rules 13
+    /// need more (docs/FEATURES.md, "Colours that follow no edit").
+    public static let largestHueTurn: Float = 30
+    /// A map that scales chroma by less than this takes most colour away (black and white,
+    /// sepia, toning): the turn of what is left says nothing.
+    static let scaleWithHue: Float = 0.3
+    /// Chroma units (standard deviation over the fitted cells) the colours mapped from must
+    /// spread for a turn to be measured: a nearly gray picture's chroma is its noise.
+    static let spreadWithHue: Float = 8
 
     /// The variance of the cells' chroma, Cb and Cr together.
     static func chromaSpread(_ cells: [ColourMask.Cell]) -> Float {
@@ -48,11 +68,17 @@ public enum ColourMap {
     /// The cells of agreeing brightness whose colours no map of `a`'s onto `b`'s, fitted to
     /// them, explains.
     public static func departingCells(_ a: [ColourMask.Cell], _ b: [ColourMask.Cell], side: Int = ColourMask.side) -> Int {
-        guard a.count == side * side, b.count == side * side else { return 0 }
+        guard let fit = fitted(a, b, side: side) else { return 0 }
+        return departingCells(a, b, fit, side: side)
+    }
+
+    /// The cells of agreeing brightness and the map of `a`'s colours onto `b`'s fitted to
+    /// them; nil when the grids are not `side`² or fewer than `cellsToFit` cells agree.
+    static func fitted(_ a: [ColourMask.Cell], _ b: [ColourMask.Cell], side: Int) -> (agreeing: [Int], map: Map)? {
+        guard a.count == side * side, b.count == side * side else { return nil }
         let agreeing = agreeingCells(a.map(\.luma), b.map(\.luma))
-        guard agreeing.count >= cellsToFit else { return 0 }
-        let za = a.map { Complex($0.cb, $0.cr) }, zb = b.map { Complex($0.cb, $0.cr) }
-        let pairs = agreeing.map { (za[$0], zb[$0]) }
+        guard agreeing.count >= cellsToFit else { return nil }
+        let pairs = agreeing.map { (Complex(a[$0].cb, a[$0].cr), Complex(b[$0].cb, b[$0].cr)) }
         var map = Map.fitted(pairs, weights: [Float](repeating: 1, count: pairs.count))
         // Reweighted (Tukey's biweight, zero from `robustScale` on): the departing cells pull a
         // plain least-squares fit away from the others. Not refitted to a share of the best
@@ -66,6 +92,12 @@ public enum ColourMap {
             guard weights.reduce(0, +) > 0 else { break }
             map = Map.fitted(pairs, weights: weights)
         }
+        return (agreeing, map)
+    }
+
+    static func departingCells(_ a: [ColourMask.Cell], _ b: [ColourMask.Cell], _ fit: (agreeing: [Int], map: Map), side: Int) -> Int {
+        let agreeing = fit.agreeing, map = fit.map
+        let za = a.map { Complex($0.cb, $0.cr) }, zb = b.map { Complex($0.cb, $0.cr) }
         let mapped = za.map(map.apply)
         return agreeing.reduce(0) { count, index in
             var departs = true
@@ -205,6 +237,17 @@ public enum ColourMap {
     struct Map {
         var w: Complex
         var t: Complex
+        /// The standard deviation of the colours the map was fitted from (chroma units).
+        var spread: Float = 0
+
+        /// Whether the map keeps colour (`scaleWithHue`), from colours that spread
+        /// (`spreadWithHue`), and turns hues past `largestHueTurn`.
+        var turnsHue: Bool {
+            guard w.magnitude >= scaleWithHue, spread >= spreadWithHue else { return false }
+            // |turn| > limit ⇔ the real part falls below |w|·cos(limit).
+            return w.re < w.magnitude * Self.cosineOfLargestTurn
+        }
+        static let cosineOfLargestTurn = Float(cos(Double(largestHueTurn) * .pi / 180))
 
         func apply(_ z: Complex) -> Complex { w * z + t }
         func residual(_ z: Complex, _ target: Complex) -> Float { (apply(z) - target).magnitude }
@@ -229,9 +272,10 @@ public enum ColourMap {
                 covariance = covariance + Complex(product.re * weight, product.im * weight)
                 variance += weight * (da.re * da.re + da.im * da.im)
             }
-            guard variance / total >= 1 else { return Map(w: Complex(0, 0), t: meanB) }
+            let spread = (variance / total).squareRoot()
+            guard variance / total >= 1 else { return Map(w: Complex(0, 0), t: meanB, spread: spread) }
             let w = Complex(covariance.re / variance, covariance.im / variance)
-            return Map(w: w, t: meanB - w * meanA)
+            return Map(w: w, t: meanB - w * meanA, spread: spread)
         }
     }
 }

@@ -208,7 +208,7 @@ struct PairJudge: Sendable {
     }
 
     /// Whether, where their brightness agrees on the pairing's windows, the photos' colours
-    /// follow no single colour edit (`ColourMap`, rules 13). Asked only of pairs about to be
+    /// follow no single colour edit, or one that turns hues past 30° (`ColourMap`, rules 13 and 14). Asked only of pairs about to be
     /// called near: other shots of one moment may differ in colour where a subject moved.
     static func coloursFollowNoEdit(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
         guard let cellsA = maskCells(a, pairing.slotA), let cellsB = maskCells(b, pairing.slotB) else { return false }
