@@ -25,20 +25,30 @@ enum GroupsFormatter {
     /// the keeper's row). One row per member. `kind` is exact, near or similar (a photo that is
     /// the keeper of a duplicate group may also stand in a similar group, as its representative).
     static func csv(_ groups: [Cull_V1_Group]) -> String {
+        // Appended field by field into one string: a rescan's listing can hold a hundred
+        // thousand rows, and an array of fields joined per row was a fifth of that rescan.
         var out = "group,kind,path,keeper,distance,relation,reference,width,height,bytes,capture_time,camera,keeper_reason\n"
+        out.reserveCapacity(groups.reduce(out.utf8.count) { $0 + $1.members.count * 96 })
         for group in groups {
+            let number = String(group.groupID), kind = csvField(group.kind)
             for member in group.members {
-                let fields = ["\(group.groupID)", group.kind, member.path, member.keeper ? "1" : "0", "\(member.distance)",
-                              member.relation, member.reference ? "1" : "0", "\(member.width)", "\(member.height)", "\(member.fileSize)",
-                              member.captureTime, member.camera, member.keeper ? group.keeperReason : ""]
-                out += fields.map(csvField).joined(separator: ",") + "\n"
+                out += number; out += ","; out += kind; out += ","; out += csvField(member.path)
+                out += member.keeper ? ",1," : ",0,"; out += String(member.distance); out += ","
+                out += csvField(member.relation); out += member.reference ? ",1," : ",0,"
+                out += String(member.width); out += ","; out += String(member.height); out += ","; out += String(member.fileSize); out += ","
+                out += csvField(member.captureTime); out += ","; out += csvField(member.camera); out += ","
+                out += member.keeper ? csvField(group.keeperReason) : ""
+                out += "\n"
             }
         }
         return out
     }
 
+    /// `text` quoted when it holds a comma, a quote or a line break (RFC 4180). Checked on the
+    /// UTF-8 bytes: those four are ASCII, which no byte of a multi-byte character can be.
     static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r") })
+        else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 

@@ -4,7 +4,7 @@ import Shared
 import Synchronization
 
 /// `cull run`'s own service, run last in the coordinator's group (so stopped first): starts
-/// the local workers, starts the scan, shows progress, and when the scan ends (or on Ctrl-C /
+/// the scan, the local workers once it has files to analyse, shows progress, and when the scan ends (or on Ctrl-C /
 /// SIGTERM) stops the workers and returns, which shuts the whole group down gracefully.
 final class RunDriver: Service, Sendable {
     let coordinator: Coordinator
@@ -29,7 +29,7 @@ final class RunDriver: Service, Sendable {
     var outcome: Result<ScanRecord, any Error>? { result.withLock { $0 } }
 
     func run() async throws {
-        let pool = try WorkerProcesses(launch, logger: coordinator.logger)
+        let pool = WorkerProcesses(launch, logger: coordinator.logger)
         let coordinator = self.coordinator
         let root = self.root, prefer = self.prefer, referenceFolders = self.referenceFolders, walkFilter = self.walkFilter
         let ended: Result<ScanRecord, any Error>? = await cancelWhenGracefulShutdown {
@@ -38,8 +38,12 @@ final class RunDriver: Service, Sendable {
                 let progress = ProgressLine(terminal: standardErrorIsTerminal)
                 defer { progress.finish() }
                 return .success(try await coordinator.waitForScan(id: scan.id, check: {
-                    pool.gaveUp ? CLIError("the worker processes keep exiting (see the messages above; --verbose shows more)") : nil
-                }, progress: { progress.show($0, grouping: coordinator.groupingBoard.snapshot(scanID: $0.id)) }))
+                    if let failure = pool.failure { return CLIError("cannot start the worker processes: \(failure)") }
+                    return pool.gaveUp ? CLIError("the worker processes keep exiting (see the messages above; --verbose shows more)") : nil
+                }, progress: {
+                    pool.startIfNeeded(for: $0)
+                    progress.show($0, grouping: coordinator.groupingBoard.snapshot(scanID: $0.id))
+                }))
             } catch is CancellationError {
                 return nil
             } catch {

@@ -4,9 +4,14 @@ import Synchronization
 
 /// The local `cull-worker` processes `cull run` starts and supervises: a worker that exits
 /// while the run goes on is started again (a bounded number of times), as systemd would.
+/// Nothing starts until `startIfNeeded` sees files waiting for analysis: a rescan of an
+/// unchanged library never needs a worker, and two starting processes cost a 2-core machine a
+/// third of such a rescan (bench/rescan.sh).
 final class WorkerProcesses: Sendable {
     private struct State {
         var processes: [Int: Process] = [:]
+        var started = false
+        var startFailure: (any Error)?
         var restarts = 0
         var stopping = false
     }
@@ -24,11 +29,32 @@ final class WorkerProcesses: Sendable {
     private let state = Mutex(State())
     private let logger: Logger
 
-    init(_ launch: Launch, logger: Logger) throws {
+    init(_ launch: Launch, logger: Logger) {
         self.launch = launch
         self.logger = logger
-        for index in 0..<launch.count { try start(index) }
     }
+
+    /// Starts the workers the first time `scan` has files found but not yet analysed (new,
+    /// changed, or sent back for verification); later calls do nothing. A worker that cannot
+    /// be started is reported by `failure`.
+    func startIfNeeded(for scan: ScanRecord) {
+        guard scan.done < scan.total else { return }
+        let first = state.withLock { state -> Bool in
+            guard !state.started, !state.stopping else { return false }
+            state.started = true
+            return true
+        }
+        guard first else { return }
+        logger.debug("starting \(launch.count) workers: \(scan.total - scan.done) files to analyse")
+        do {
+            for index in 0..<launch.count { try start(index) }
+        } catch {
+            state.withLock { $0.startFailure = error }
+        }
+    }
+
+    /// Why the workers could not be started, if they could not.
+    var failure: (any Error)? { state.withLock { $0.startFailure } }
 
     /// The `cull-worker` binary installed next to this `cull`.
     static func siblingExecutable(named name: String) throws -> URL {
