@@ -4,8 +4,10 @@ import Shared
 import Synchronization
 
 /// `cull run`'s own service, run last in the coordinator's group (so stopped first): starts
-/// the scan, the local workers once it has files to analyse, shows progress, and when the scan ends (or on Ctrl-C /
-/// SIGTERM) stops the workers and returns, which shuts the whole group down gracefully.
+/// the scan, starts the local workers once the scan has files to analyse, shows progress, and
+/// when the scan ends (or on Ctrl-C / SIGTERM) stops the workers and returns, which shuts the
+/// whole group down gracefully. Starting a process (posix_spawn) happens on this task, as it
+/// did before the start was deferred: a fork and exec, never a wait.
 final class RunDriver: Service, Sendable {
     let coordinator: Coordinator
     let root: String
