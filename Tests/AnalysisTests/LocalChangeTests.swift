@@ -11,9 +11,10 @@ struct LocalChangeTests {
         110 + 50 * sin(x * 19) * cos(y * 13) + 35 * sin((x + 2 * y) * 11) + 20 * cos(x * 31 - y * 7)
     }
 
-    /// The 32×32 thumbnail of `window` of `scene` (each cell sampled 4×4 and averaged, like the
+    /// The 32×32 thumbnail of `window` of `scene` (by default the one above; each cell sampled 4×4 and averaged, like the
     /// worker's area average), points mapped through `transform` first, values through `tone`.
-    static func thumbnail(_ window: FeatureWindow = .full, transform: (Double, Double) -> (Double, Double) = { ($0, $1) },
+    static func thumbnail(_ window: FeatureWindow = .full, scene: (Double, Double) -> Double = LocalChangeTests.scene,
+                          transform: (Double, Double) -> (Double, Double) = { ($0, $1) },
                           tone: (Double, Double, Double) -> Double = { value, _, _ in value }) -> [UInt8] {
         let side = LayoutThumbnail.side
         return (0..<side * side).map { index in

@@ -161,9 +161,22 @@ struct PairJudge: Sendable {
     }
 
     /// Whether the windows the pairing matched differ by a change of the scene: a largest
-    /// region of change (`LocalChange`) of `sceneChangeShare` of the frame or more.
+    /// region of change (`LocalChange`), or of a region lit differently once the windows are
+    /// registered (`RegionalGain`, rules 15), of `sceneChangeShare` of the frame or more.
     func sceneChanged(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
-        Self.localChange(a, b, pairing).largestRegion >= sceneChangeShare
+        Self.localChange(a, b, pairing).largestRegion >= sceneChangeShare || Self.regionalGain(a, b, pairing) >= sceneChangeShare
+    }
+
+    /// The largest region lit differently between the windows the pairing matched, registered
+    /// (`RegionalGain`), oriented as `localChange` orients it.
+    static func regionalGain(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
+                             settledBelow: Double = LocalChange.sceneChangeShare) -> Double {
+        let mirror = Int(Candidate.mirrorSlot)
+        if pairing.slotB == mirror && pairing.slotA != mirror {
+            return RegionalGain.largestRegion(b.thumbnail, .full, mirroredA: true, a.thumbnail, window(a, pairing.slotA), settledBelow: settledBelow)
+        }
+        return RegionalGain.largestRegion(a.thumbnail, window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
+                                          b.thumbnail, window(b, pairing.slotB), settledBelow: settledBelow)
     }
 
     /// The local change between the windows the pairing matched (`LocalChange`).
