@@ -167,36 +167,44 @@ struct PairJudge: Sendable {
         Self.localChange(a, b, pairing).largestRegion >= sceneChangeShare || Self.regionalGain(a, b, pairing) >= sceneChangeShare
     }
 
-    /// The largest region lit differently between the windows the pairing matched, registered
-    /// (`RegionalGain`), oriented as `localChange` orients it.
-    static func regionalGain(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
-                             settledBelow: Double = LocalChange.sceneChangeShare) -> Double {
+    /// The two views a pairing compares, in the order the change measures (`LocalChange`,
+    /// `RegionalGain`) take them: they mirror only their first view, so when the pairing
+    /// mirrors the second photo's whole frame, the two photos swap places.
+    struct OrientedViews {
+        var thumbnailA: [UInt8], windowA: FeatureWindow, mirroredA: Bool
+        var thumbnailB: [UInt8], windowB: FeatureWindow
+    }
+
+    static func oriented(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> OrientedViews {
         let mirror = Int(Candidate.mirrorSlot)
         if pairing.slotB == mirror && pairing.slotA != mirror {
-            return RegionalGain.largestRegion(b.thumbnail, .full, mirroredA: true, a.thumbnail, window(a, pairing.slotA), settledBelow: settledBelow)
+            return OrientedViews(thumbnailA: b.thumbnail, windowA: .full, mirroredA: true, thumbnailB: a.thumbnail, windowB: window(a, pairing.slotA))
         }
-        return RegionalGain.largestRegion(a.thumbnail, window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
-                                          b.thumbnail, window(b, pairing.slotB), settledBelow: settledBelow)
+        return OrientedViews(thumbnailA: a.thumbnail, windowA: window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
+                             thumbnailB: b.thumbnail, windowB: window(b, pairing.slotB))
+    }
+
+    /// The largest region lit differently between the windows the pairing matched, registered
+    /// (`RegionalGain`).
+    static func regionalGain(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
+                             settledBelow: Double = LocalChange.sceneChangeShare) -> Double {
+        let views = oriented(a, b, pairing)
+        return RegionalGain.largestRegion(views.thumbnailA, views.windowA, mirroredA: views.mirroredA,
+                                          views.thumbnailB, views.windowB, settledBelow: settledBelow)
     }
 
     /// The local change between the windows the pairing matched (`LocalChange`).
     static func localChange(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
                             settledBelow: Double = LocalChange.sceneChangeShare) -> LocalChange {
-        let mirror = Int(Candidate.mirrorSlot)
-        if pairing.slotB == mirror && pairing.slotA != mirror {
-            return LocalChange.between(b.thumbnail, .full, mirroredA: true, a.thumbnail, window(a, pairing.slotA), settledBelow: settledBelow)
-        }
-        return LocalChange.between(a.thumbnail, window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
-                                   b.thumbnail, window(b, pairing.slotB), settledBelow: settledBelow)
+        let views = oriented(a, b, pairing)
+        return LocalChange.between(views.thumbnailA, views.windowA, mirroredA: views.mirroredA,
+                                   views.thumbnailB, views.windowB, settledBelow: settledBelow)
     }
 
-    /// `LocalChange.unrotatedViews` for `pairing`, oriented as `localChange` orients it.
+    /// `LocalChange.unrotatedViews` for `pairing`.
     static func localChangeViews(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> (a: [Float], b: [Float], changed: [Bool]) {
-        let mirror = Int(Candidate.mirrorSlot)
-        if pairing.slotB == mirror && pairing.slotA != mirror {
-            return LocalChange.unrotatedViews(b.thumbnail, .full, mirroredA: true, a.thumbnail, window(a, pairing.slotA))
-        }
-        return LocalChange.unrotatedViews(a.thumbnail, window(a, pairing.slotA), mirroredA: pairing.slotA == mirror, b.thumbnail, window(b, pairing.slotB))
+        let views = oriented(a, b, pairing)
+        return LocalChange.unrotatedViews(views.thumbnailA, views.windowA, mirroredA: views.mirroredA, views.thumbnailB, views.windowB)
     }
 
     /// The part of the photo slot `slot` names (the whole frame for its mirror image too).
