@@ -43,11 +43,15 @@ struct RegionalGainTests {
 
     }
 
-    @Test("registration finds a 10% crop from the whole frame")
-    func registration() {
-        let crop = Self.thumbnail(FeatureWindow(x: 0.05, y: 0.05, width: 0.9, height: 0.9))
+    /// The descent starts from the window as paired (scale 1, no shift) and must walk to a crop
+    /// whose scale and centre both differ: scale and shift found together.
+    @Test("registration finds a 10% crop from the whole frame, centred or off centre",
+          arguments: [(x: 0.05, y: 0.05), (x: 0.02, y: 0.08), (x: 0.1, y: 0.0)])
+    func registration(corner: (x: Double, y: Double)) {
+        let crop = Self.thumbnail(FeatureWindow(x: corner.x, y: corner.y, width: 0.9, height: 0.9))
         let placement = RegionalGain.register(LayoutThumbnail.sampler(Self.original), .full, LayoutThumbnail.sampler(crop), .full)
         #expect(abs(placement.scale - 0.9) <= 0.01, "\(placement)")
-        #expect(abs(placement.dx) <= 0.01 && abs(placement.dy) <= 0.01, "\(placement)")
+        // The crop's centre lies (corner + 0.45) into the frame: that much past the middle.
+        #expect(abs(placement.dx - (corner.x - 0.05)) <= 0.01 && abs(placement.dy - (corner.y - 0.05)) <= 0.01, "\(placement)")
     }
 }

@@ -30,6 +30,13 @@ public struct AreaSampler: Sendable {
         }
     }
 
+    /// `columns` × `rows` area averages covering `window`, row-major, into `out`: for callers
+    /// that resample many windows of one image into the same scratch.
+    public func cells(_ window: FeatureWindow, columns: Int, rows: Int, into out: UnsafeMutableBufferPointer<Float>) {
+        precondition(out.count >= columns * rows)
+        table.withUnsafeBufferPointer { Self.cells($0, width: width, height: height, window, columns: columns, rows: rows, into: out) }
+    }
+
     /// The same cells of a `width` × `height` image without keeping a sampler: its table lives
     /// on the stack for the call. The judge resamples windows of 32×32 thumbnails millions of
     /// times; a sampler's arrays a time were a tenth of a million photos' grouping (allocating,
@@ -58,16 +65,32 @@ public struct AreaSampler: Sendable {
 
     private static func cells(_ table: UnsafeBufferPointer<Double>, width: Int, height: Int, _ window: FeatureWindow,
                               columns: Int, rows: Int, into out: UnsafeMutableBufferPointer<Float>) {
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: columns + 1 + rows + 1 + (columns + 1) * (rows + 1)) { scratch in
+        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * (columns + 1 + rows + 1) + (columns + 1) * (rows + 1)) { scratch in
             let xs = UnsafeMutableBufferPointer(rebasing: scratch[0...columns])
             let ys = UnsafeMutableBufferPointer(rebasing: scratch[(columns + 1)...(columns + 1 + rows)])
-            let corners = UnsafeMutableBufferPointer(rebasing: scratch[(columns + rows + 2)...])
+            let xFractions = UnsafeMutableBufferPointer(rebasing: scratch[(columns + rows + 2)...(2 * columns + rows + 2)])
+            let yFractions = UnsafeMutableBufferPointer(rebasing: scratch[(2 * columns + rows + 3)...(2 * columns + 2 * rows + 3)])
+            let corners = UnsafeMutableBufferPointer(rebasing: scratch[(2 * (columns + rows + 2))...])
             for column in 0...columns { xs[column] = (window.x + window.width * Double(column) / Double(columns)) * Double(width) }
             for row in 0...rows { ys[row] = (window.y + window.height * Double(row) / Double(rows)) * Double(height) }
-            // The integral at every grid corner once, then each cell by differences.
-            for row in 0...rows {
-                for column in 0...columns {
-                    corners[row * (columns + 1) + column] = integral(table, width: width, height: height, xs[column], ys[row])
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: columns + 1 + rows + 1) { starts in
+                // Where each grid line falls in the table, once per line rather than once per
+                // corner: the judge's registration (`RegionalGain`) resamples hundreds of
+                // windows a pair, and the per-corner clamping was most of its time.
+                let xStarts = UnsafeMutableBufferPointer(rebasing: starts[0...columns])
+                let yStarts = UnsafeMutableBufferPointer(rebasing: starts[(columns + 1)...])
+                for column in 0...columns { (xStarts[column], xFractions[column]) = tablePosition(xs[column], size: width) }
+                for row in 0...rows { (yStarts[row], yFractions[row]) = tablePosition(ys[row], size: height) }
+                // The integral at every grid corner once, then each cell by differences.
+                let stride = width + 1
+                for row in 0...rows {
+                    let above = yStarts[row] * stride, fy = yFractions[row]
+                    for column in 0...columns {
+                        let x0 = xStarts[column], fx = xFractions[column]
+                        let a = table[above + x0], b = table[above + x0 + 1]
+                        let c = table[above + stride + x0], d = table[above + stride + x0 + 1]
+                        corners[row * (columns + 1) + column] = a * (1 - fx) * (1 - fy) + b * fx * (1 - fy) + c * (1 - fx) * fy + d * fx * fy
+                    }
                 }
             }
             for row in 0..<rows {
@@ -82,14 +105,12 @@ public struct AreaSampler: Sendable {
         }
     }
 
-    /// The integral of the image over [0, x] × [0, y], for fractional x and y.
-    private static func integral(_ table: UnsafeBufferPointer<Double>, width: Int, height: Int, _ x: Double, _ y: Double) -> Double {
-        let x = min(max(x, 0), Double(width)), y = min(max(y, 0), Double(height))
-        let x0 = min(Int(x), width - 1), y0 = min(Int(y), height - 1)
-        let fx = x - Double(x0), fy = y - Double(y0)
-        let stride = width + 1
-        let a = table[y0 * stride + x0], b = table[y0 * stride + x0 + 1]
-        let c = table[(y0 + 1) * stride + x0], d = table[(y0 + 1) * stride + x0 + 1]
-        return a * (1 - fx) * (1 - fy) + b * fx * (1 - fy) + c * (1 - fx) * fy + d * fx * fy
+    /// The table entry at or before `position` (clamped to the image) on an axis of `size`
+    /// pixels, and how far past it the position lies: the integral there is interpolated
+    /// between that entry and the next.
+    private static func tablePosition(_ position: Double, size: Int) -> (start: Int, fraction: Double) {
+        let clamped = min(max(position, 0), Double(size))
+        let start = min(Int(clamped), size - 1)
+        return (start, clamped - Double(start))
     }
 }

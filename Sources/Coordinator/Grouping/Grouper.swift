@@ -19,9 +19,10 @@ import Foundation
 /// Window hashes, thumbnails and chroma layouts are 2 KiB a photo: the store's rows come
 /// without them, and a `GroupingFeatureSource` reads each where it is needed.
 struct Grouper: Sendable {
-    /// Bump whenever a change here, in `PairJudge`, `CandidateSearch` or `StarClustering` can
-    /// change groups: a rescan keeps a finished scan's groups only if this is unchanged.
-    static let rulesVersion = 15
+    /// Bump whenever a change here, in `PairJudge` (or the `Analysis` measures it calls),
+    /// `CandidateSearch` or `StarClustering` can change groups: a rescan keeps a finished
+    /// scan's groups only if this is unchanged.
+    static let rulesVersion = 16
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
