@@ -30,11 +30,11 @@ public enum RegionalGain {
     /// The scales of the first window the registration may try, and the shifts of its centre
     /// (a share of its size) along each axis.
     static let scaleRange = 0.88...1.12, shiftRange = -0.06...0.06
-    /// The registration's descent, coarsest first: the step in scale and shift of each stage,
-    /// the cells per side it compares on, and whether it tries all 26 neighbouring placements
-    /// (the first stage: a crop's scale and its centre are found together) or the 6 along the
-    /// axes (the later stages, which start within a step of the best).
-    static let descent: [(step: Double, side: Int, diagonals: Bool)] = [(0.03, coarseSide, true), (0.015, coarseSide, false), (0.005, gridSide, false)]
+    /// The registration's descent, coarsest first: the first stage tries all 26 neighbouring
+    /// placements (a crop's scale and its centre are found together), the later ones, which
+    /// start within a step of the best, the 6 along the axes.
+    static let descent = [Stage(step: 0.03, side: coarseSide, diagonals: true), Stage(step: 0.015, side: coarseSide, diagonals: false),
+                          Stage(step: 0.005, side: gridSide, diagonals: false)]
     /// Moves a stage of the descent makes at the most: from the unscaled, unshifted window to
     /// the edge of `scaleRange` is 4 moves of the first stage.
     static let mostMoves = 8
@@ -103,14 +103,13 @@ public enum RegionalGain {
             var best = Placement(), bestScore = Float.infinity, bestSide = 0
             for stage in descent {
                 let reference = stage.side == coarseSide ? coarse : fine
-                let moves = moves(step: stage.step, diagonals: stage.diagonals)
                 if stage.side != bestSide {
                     bestScore = mismatch(samplerA, windowA, best, reference, side: stage.side, under: .infinity, scratch: scratch)
                     bestSide = stage.side
                 }
                 for _ in 0..<mostMoves {
                     let centre = best
-                    for move in moves {
+                    for move in stage.moves {
                         let placement = Placement(scale: centre.scale + move.scale, dx: centre.dx + move.dx, dy: centre.dy + move.dy)
                         guard placement.isWithinRange else { continue }
                         let score = mismatch(samplerA, windowA, placement, reference, side: stage.side, under: bestScore, scratch: scratch)
@@ -123,14 +122,25 @@ public enum RegionalGain {
         }
     }
 
-    /// The changes of placement one move of the descent tries.
-    static func moves(step: Double, diagonals: Bool) -> [Placement] {
-        let steps = [-step, 0, step]
-        if !diagonals {
-            return steps.filter { $0 != 0 }.flatMap { [Placement(scale: $0, dx: 0, dy: 0), Placement(scale: 0, dx: $0, dy: 0), Placement(scale: 0, dx: 0, dy: $0)] }
+    /// A stage of the registration's descent: the cells per side it compares on (`coarseSide`
+    /// or `gridSide`) and the changes of placement one of its moves tries, `step` in scale and
+    /// shift.
+    struct Stage {
+        let side: Int
+        let moves: [Placement]
+
+        init(step: Double, side: Int, diagonals: Bool) {
+            self.side = side
+            let steps = [-step, 0, step]
+            if diagonals {
+                moves = steps.flatMap { scale in steps.flatMap { dx in steps.map { dy in Placement(scale: scale, dx: dx, dy: dy) } } }
+                    .filter { $0 != Placement(scale: 0, dx: 0, dy: 0) }
+            } else {
+                moves = steps.filter { $0 != 0 }.flatMap {
+                    [Placement(scale: $0, dx: 0, dy: 0), Placement(scale: 0, dx: $0, dy: 0), Placement(scale: 0, dx: 0, dy: $0)]
+                }
+            }
         }
-        return steps.flatMap { scale in steps.flatMap { dx in steps.map { dy in Placement(scale: scale, dx: dx, dy: dy) } } }
-            .filter { $0 != Placement(scale: 0, dx: 0, dy: 0) }
     }
 
     /// The mean absolute difference of the standardised views over the cells of the placed
