@@ -80,4 +80,24 @@ struct LocalChangeTests {
         #expect(moved.isSceneChange, "\(moved)")
         #expect(moved.largestRegion <= moved.changed)
     }
+
+    @Test("the median by selection is the sorted values' middle one, and the cells near it are counted as a sort would")
+    func medianBySelection() {
+        var random = SplitMix64(seed: 11)
+        for size in [1, 2, 3, 7, 64, 301] {
+            for levels in [3, 40, 256] {
+                // Few levels: many equal values, the partition's hard case.
+                let view = (0..<size).map { _ in Float(random.next() % UInt64(levels)) + 0.25 * Float(random.next() % 3) }
+                let cells = Array(view.indices.shuffled(using: &random))
+                let sorted = cells.map { view[$0] }.sorted()
+                let median = sorted[sorted.count / 2]
+                let selected = withUnsafeTemporaryAllocation(of: Float.self, capacity: size) { buffer in
+                    for (position, cell) in cells.enumerated() { buffer[position] = view[cell] }
+                    return LocalChange.select(buffer, size / 2)
+                }
+                #expect(selected == median, "size \(size), \(levels) levels")
+                #expect(LocalChange.nearMedian(view, cells) == sorted.filter { abs($0 - median) <= LocalChange.flatDeviation }.count)
+            }
+        }
+    }
 }

@@ -93,15 +93,16 @@ struct CandidateSearchTests {
     func stops() {
         // Radius 0 and one window: cheap, so the test measures stopping, not searching.
         let plan = CandidatePlan(frameRadius: 0, cropWindows: [0], cropRadius: 0, overlayWindows: [], overlayRadius: 0, pieces: 4)
-        let (compact, _) = Self.hashes(plan: plan, count: 3000)
+        let count = 2 * BatchedSearch.rowsPerBatch + 100
+        let (compact, _) = Self.hashes(plan: plan, count: count)
         let search = CandidateSearch(compact)
         let rows = Counter()
         _ = search.candidates(threads: 1, progress: { rows.add($0) })
-        #expect(rows.add(0) == 3000, "progress counted every row of a full search")
+        #expect(rows.add(0) == count, "progress counted every row of a full search")
 
         let asked = Counter(), stoppedRows = Counter()
         _ = search.candidates(threads: 1, shouldStop: { asked.add(1) > 1 }, progress: { stoppedRows.add($0) })
-        #expect(stoppedRows.add(0) == 512, "one chunk of rows, then it stopped")
+        #expect(stoppedRows.add(0) == BatchedSearch.rowsPerBatch, "one chunk of rows, then it stopped")
     }
 
     @Test("holds only the windows its plan reads")

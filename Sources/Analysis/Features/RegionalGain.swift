@@ -76,9 +76,10 @@ public enum RegionalGain {
         let viewA = samplerA.cells(placed, columns: n, rows: n), viewB = samplerB.cells(windowB, columns: n, rows: n)
         let inside = insideCells(placed, side: n).mask(side: n)
         var least = Double.infinity
+        let target = ToneTarget(viewB)
         for degrees in LocalChange.rotations {
             let rotated = degrees == 0 ? viewA : LocalChange.rotate(viewA, degrees: degrees)
-            let matched = LocalChange.toneMatched(rotated, onto: viewB)
+            let matched = target.matched(rotated)
             least = min(least, Double(largestSignedRegion(matched, viewB, inside: inside)) / Double(n * n))
             if least < settledBelow { break }
         }
@@ -213,10 +214,7 @@ public enum RegionalGain {
     /// cells blend the overlay with the picture. A patch lit on texture has next to no flat cells.
     static func isOverlay(_ view: [Float], _ cells: [Int]) -> Bool {
         guard !cells.isEmpty else { return true }
-        let values = cells.map { view[$0] }.sorted()
-        let median = values[values.count / 2]
-        let near = values.reduce(0) { $0 + (abs($1 - median) <= LocalChange.flatDeviation ? 1 : 0) }
-        return 3 * near >= values.count
+        return 3 * LocalChange.nearMedian(view, cells) >= cells.count
     }
 
     /// The blocks of the largest region of 2×2 blocks (8-connected) whose averages in `b` all

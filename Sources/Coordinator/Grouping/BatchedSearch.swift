@@ -1,7 +1,8 @@
 /// `CandidateSearch` for plans that probe every table at one piece radius (the default plan):
-/// a few rows at a time, all their queries to a table in one batched call
-/// (`MultiIndexHash.forEachNeighbour(ofBatch:)`), so the table reads of many queries overlap.
-/// It finds exactly the pairings the query-by-query search finds, in another order.
+/// thousands of rows at a time, all their queries to a table in one batched call
+/// (`MultiIndexHash.forEachNeighbour(ofBatch:)`), which sorts them by key so that the probes
+/// sweep the tables in order, and overlaps their trips to memory. It finds exactly the
+/// pairings the query-by-query search finds, in another order.
 ///
 /// Measured at a million realistic rows (bench/grouping.sh, docs/FEATURES.md "Candidate
 /// search"): the query-by-query search spent most of its time waiting on memory.
@@ -9,9 +10,11 @@ struct BatchedSearch {
     private let base: CandidateSearch
     private let pieceRadius: Int
 
-    /// Rows whose queries go to the tables together: 8 rows of the default plan are about 340
-    /// queries and 23,000 probes a piece, whose working space (370 KiB) stays in the cache.
-    static let rowsPerBatch = 8
+    /// Rows whose queries go to the tables together: 4,096 rows of the default plan are about
+    /// 150,000 queries, so that a mask's probes, in key order, fall a few to a page of the
+    /// tables (4 MiB of queries and their order). `CandidateSearch` hands out chunks of this
+    /// many rows.
+    static let rowsPerBatch = 4096
 
     /// What one query of a batch asks: for which row, through which slot of it, and for an
     /// overlay window its position in the plan (overlay hits of other windows share the table).

@@ -195,8 +195,8 @@ struct CandidateSearch: Sendable {
         let plan = hashes.plan
         let failure = Mutex<(any Error)?>(nil)
         let stop: @Sendable () -> Bool = { shouldStop() || failure.withLock { $0 != nil } }
-        var parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, shouldStop: stop, progress: progress,
-                                       initial: { [Candidate]() }) { chunk, found in
+        var parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, chunk: BatchedSearch.rowsPerBatch,
+                                       shouldStop: stop, progress: progress, initial: { [Candidate]() }) { chunk, found in
             var block: [UInt64]?
             if let cropWindows {
                 do { block = try cropWindows(chunk) } catch {

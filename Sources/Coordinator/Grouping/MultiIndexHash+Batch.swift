@@ -1,15 +1,27 @@
-/// Many queries at once, in stages, so that the trips to memory overlap.
+/// Many queries at once: sorted by key, probed one mask at a time, in stages.
 ///
 /// At a million hashes the tables do not fit in any cache, and a query is a series of
 /// dependent misses: the occupancy bit, then the bucket's offsets, then its hashes, each
-/// behind a branch that cannot be predicted (a third of probes find an occupied bucket). One
-/// query at a time the processor waits for each in turn. Here the probes of every query of a
-/// batch go through each stage together (the occupied buckets listed without a branch, then
-/// every bucket's offsets read in one loop, then every bucket's hashes), so the loads of one
-/// stage do not depend on each other and the processor keeps many in flight.
+/// behind a branch that cannot be predicted (a third of probes find an occupied bucket).
+/// Two things make a batch of queries cheaper than the same queries one at a time:
+///
+/// - **Stages.** The probes go through each stage together (the occupied buckets listed
+///   without a branch, then every bucket's offsets read in one loop, then every bucket's
+///   hashes), so the loads of one stage do not depend on each other and the processor keeps
+///   many in flight.
+/// - **Order.** The queries are sorted by their key in each table, and probed one mask at a
+///   time: key XOR mask then runs through the table in order (in blocks, for a mask's high
+///   bits), so consecutive probes land on the same or the next pages and cache lines of the
+///   offsets and hashes instead of anywhere in 24 MiB. With thousands of queries a batch
+///   (`BatchedSearch.rowsPerBatch`) most probes share a page with the one before.
 extension MultiIndexHash {
     /// Working space of batched queries: one per thread, reused from batch to batch.
     struct ProbeScratch {
+        /// Per query, its key in the table being probed; and the queries in key order.
+        var keys: [UInt32] = []
+        var order: [Int32] = []
+        var spareOrder: [Int32] = []
+        /// Per probe of a stage: its bucket, its query, and the bucket's slots.
         var buckets: [Int32] = []
         var queries: [Int32] = []
         var starts: [Int32] = []
@@ -19,94 +31,142 @@ extension MultiIndexHash {
 
         init() {}
 
-        mutating func reserve(_ probes: Int) {
+        mutating func reserve(queries count: Int) {
+            guard keys.count < count else { return }
+            let size = max(count, keys.count * 2)
+            keys = [UInt32](repeating: 0, count: size)
+            order = [Int32](repeating: 0, count: size)
+            spareOrder = [Int32](repeating: 0, count: size)
+        }
+
+        mutating func reserve(probes: Int) {
             guard buckets.count < probes else { return }
-            let size = max(probes, buckets.count * 2)
-            buckets = [Int32](repeating: 0, count: size)
-            queries = [Int32](repeating: 0, count: size)
-            starts = [Int32](repeating: 0, count: size)
-            ends = [Int32](repeating: 0, count: size)
+            buckets = [Int32](repeating: 0, count: probes)
+            queries = [Int32](repeating: 0, count: probes)
+            starts = [Int32](repeating: 0, count: probes)
+            ends = [Int32](repeating: 0, count: probes)
         }
     }
+
+    /// Queries probed through the stages together, for one mask: their working space (about
+    /// 130 KiB) stays in the cache between the stages.
+    static let probesPerStage = 8192
 
     /// Calls `body(query, number, distance)` once for every stored hash within `radii[query]`
     /// bits of `queries[query]` that also agrees within `pieceRadius` bits on one whole piece
     /// (what `forEachNeighbour(of:within:pieceRadius:)` finds for each query alone; the calls
-    /// come piece by piece, not query by query). `salts[query]`: the key salt of the kind of
-    /// hash that query looks for (see `init`); empty for none.
+    /// come piece by piece and mask by mask, not query by query). `salts[query]`: the key salt
+    /// of the kind of hash that query looks for (see `init`); empty for none.
     func forEachNeighbour(ofBatch queries: [UInt64], radii: [UInt8], salts: [UInt64] = [], pieceRadius: Int,
                           scratch: inout ProbeScratch, _ body: (Int, Int, Int) -> Void) {
         precondition(radii.count == queries.count && (salts.isEmpty || salts.count == queries.count), "one radius (and salt) per query")
         precondition((0...Self.precomputedRadius).contains(pieceRadius), "piece radius 0 to \(Self.precomputedRadius)")
         let m = pieceBits.count, count = self.count
+        scratch.reserve(queries: queries.count)
+        scratch.reserve(probes: Self.probesPerStage)
         for piece in 0..<m {
-            let probes = maskRange[piece * (Self.precomputedRadius + 1) + pieceRadius]
-            scratch.reserve(queries.count * probes.count)
             let shift = UInt64(pieceShifts[piece]), keyMask = UInt64(1) << UInt64(pieceBits[piece]) - 1
+            for query in queries.indices {
+                let salted = queries[query] ^ (salts.isEmpty ? 0 : salts[query])
+                scratch.keys[query] = UInt32(truncatingIfNeeded: (salted >> shift) & keyMask)
+            }
+            Self.sortByKey(&scratch, count: queries.count, bits: pieceBits[piece])
             let table = offsetStart[piece], base = piece * count, words = occupiedStart[piece]
-            var found = 0
-            // Stage 1: every probe of every query, kept only where its bucket holds something
-            // (written unconditionally, counted by the occupancy bit: no branch).
-            occupied.withUnsafeBufferPointer { occupied in
-                masks.withUnsafeBufferPointer { masks in
-                    scratch.buckets.withUnsafeMutableBufferPointer { buckets in
-                        scratch.queries.withUnsafeMutableBufferPointer { owners in
-                            for query in queries.indices {
-                                let salted = queries[query] ^ (salts.isEmpty ? 0 : salts[query])
-                                let key = Int(truncatingIfNeeded: (salted >> shift) & keyMask)
-                                for index in probes {
-                                    let bucket = key ^ Int(masks[index])
-                                    buckets[found] = Int32(truncatingIfNeeded: bucket)
-                                    owners[found] = Int32(truncatingIfNeeded: query)
-                                    found &+= Int(truncatingIfNeeded: (occupied[words &+ bucket >> 6] >> UInt64(bucket & 63)) & 1)
-                                }
+            for maskIndex in maskRange[piece * (Self.precomputedRadius + 1) + pieceRadius] {
+                let mask = Int(masks[maskIndex])
+                for first in stride(from: 0, to: queries.count, by: Self.probesPerStage) {
+                    let sorted = first..<min(queries.count, first + Self.probesPerStage)
+                    // Stage 1: each query's probe, kept only where its bucket holds something
+                    // (written unconditionally, counted by the occupancy bit: no branch).
+                    var found = 0
+                    occupied.withUnsafeBufferPointer { occupied in
+                        scratch.withStageOne { keys, order, buckets, owners in
+                            for position in sorted {
+                                let query = Int(order[position])
+                                let bucket = Int(keys[query]) ^ mask
+                                buckets[found] = Int32(truncatingIfNeeded: bucket)
+                                owners[found] = Int32(truncatingIfNeeded: query)
+                                found &+= Int(truncatingIfNeeded: (occupied[words &+ bucket >> 6] >> UInt64(bucket & 63)) & 1)
                             }
                         }
                     }
+                    probeOccupied(found, table: table, base: base, piece: piece, queries: queries, radii: radii,
+                                  pieceRadius: pieceRadius, scratch: &scratch, body)
                 }
             }
-            // Stage 2: the offsets of every occupied bucket, and the first hash of each
-            // touched, in loops whose loads are independent of each other. (The touching loop
-            // looks useless and is not: without it stage 3 waits for each bucket in turn;
-            // bench/grouping.sh at a million rows, 8 rows a batch: 27 s with it, 45 s without.)
-            offsets.withUnsafeBufferPointer { offsets in
-                bucketHashes.withUnsafeBufferPointer { hashes in
-                    scratch.buckets.withUnsafeBufferPointer { buckets in
-                        scratch.starts.withUnsafeMutableBufferPointer { starts in
-                            scratch.ends.withUnsafeMutableBufferPointer { ends in
-                                for index in 0..<found {
-                                    let probe = table &+ Int(buckets[index])
-                                    starts[index] = offsets[probe]
-                                    ends[index] = offsets[probe &+ 1]
-                                }
-                                var sum: UInt64 = 0
-                                for index in 0..<found { sum &+= hashes[base &+ Int(starts[index])] }
-                                scratch.touched &+= sum
-                            }
-                        }
-                    }
-                }
-            }
-            // Stage 3: the hashes of each bucket, checked; a hash an earlier piece found (it is
-            // within `pieceRadius` there) is skipped.
+        }
+    }
+
+    /// Stages 2 and 3 of a batch for the `found` occupied probes stage 1 listed in `scratch`.
+    @inline(__always)
+    private func probeOccupied(_ found: Int, table: Int, base: Int, piece: Int, queries: [UInt64], radii: [UInt8], pieceRadius: Int,
+                               scratch: inout ProbeScratch, _ body: (Int, Int, Int) -> Void) {
+        // Stage 2: the offsets of every occupied bucket, and the first hash of each
+        // touched, in loops whose loads are independent of each other. (The touching loop
+        // looks useless and is not: without it stage 3 waits for each bucket in turn;
+        // bench/grouping.sh at a million rows, 8 rows a batch: 27 s with it, 45 s without.)
+        offsets.withUnsafeBufferPointer { offsets in
             bucketHashes.withUnsafeBufferPointer { hashes in
-                bucketIDs.withUnsafeBufferPointer { ids in
-                    for index in 0..<found {
-                        let query = Int(scratch.queries[index])
-                        let value = queries[query], radius = Int(radii[query])
-                        var slot = base + Int(scratch.starts[index])
-                        let end = base + Int(scratch.ends[index])
-                        while slot < end {
-                            let difference = hashes[slot] ^ value
-                            let distance = difference.nonzeroBitCount
-                            if distance <= radius && !foundEarlier(difference, before: piece, pieceRadius: pieceRadius) {
-                                body(query, Int(ids[slot]), distance)
+                scratch.buckets.withUnsafeBufferPointer { buckets in
+                    scratch.starts.withUnsafeMutableBufferPointer { starts in
+                        scratch.ends.withUnsafeMutableBufferPointer { ends in
+                            for index in 0..<found {
+                                let probe = table &+ Int(buckets[index])
+                                starts[index] = offsets[probe]
+                                ends[index] = offsets[probe &+ 1]
                             }
-                            slot += 1
+                            var sum: UInt64 = 0
+                            for index in 0..<found { sum &+= hashes[base &+ Int(starts[index])] }
+                            scratch.touched &+= sum
                         }
                     }
                 }
             }
+        }
+        // Stage 3: the hashes of each bucket, checked; a hash an earlier piece found (it is
+        // within `pieceRadius` there) is skipped.
+        bucketHashes.withUnsafeBufferPointer { hashes in
+            bucketIDs.withUnsafeBufferPointer { ids in
+                for index in 0..<found {
+                    let query = Int(scratch.queries[index])
+                    let value = queries[query], radius = Int(radii[query])
+                    var slot = base + Int(scratch.starts[index])
+                    let end = base + Int(scratch.ends[index])
+                    while slot < end {
+                        let difference = hashes[slot] ^ value
+                        let distance = difference.nonzeroBitCount
+                        if distance <= radius && !foundEarlier(difference, before: piece, pieceRadius: pieceRadius) {
+                            body(query, Int(ids[slot]), distance)
+                        }
+                        slot += 1
+                    }
+                }
+            }
+        }
+    }
+
+    /// Sorts `scratch.order[0..<count]` to the queries in order of `scratch.keys` (keys of
+    /// `bits` bits), by least-significant-digit radix sort: 11 bits a pass (a 2,048-entry
+    /// count that stays in the first-level cache), stable, so equal keys keep query order.
+    static func sortByKey(_ scratch: inout ProbeScratch, count: Int, bits: Int) {
+        for index in 0..<count { scratch.order[index] = Int32(truncatingIfNeeded: index) }
+        let digitBits = 11, digits = 1 << 11
+        var counts = [Int](repeating: 0, count: digits + 1)
+        var shift = 0
+        while shift < bits {
+            for index in counts.indices { counts[index] = 0 }
+            scratch.withSort { keys, order, spare in
+                for index in 0..<count { counts[Int(keys[Int(order[index])] >> UInt32(shift)) & (digits - 1) + 1] += 1 }
+                for digit in 1...digits { counts[digit] += counts[digit - 1] }
+                for index in 0..<count {
+                    let query = order[index]
+                    let digit = Int(keys[Int(query)] >> UInt32(shift)) & (digits - 1)
+                    spare[counts[digit]] = query
+                    counts[digit] += 1
+                }
+            }
+            swap(&scratch.order, &scratch.spareOrder)
+            shift += digitBits
         }
     }
 
@@ -121,5 +181,30 @@ extension MultiIndexHash {
             earlier += 1
         }
         return false
+    }
+}
+
+extension MultiIndexHash.ProbeScratch {
+    /// The arrays stage 1 reads and writes, as buffers (no exclusivity checks in the loop).
+    @inline(__always)
+    mutating func withStageOne(_ body: (UnsafeBufferPointer<UInt32>, UnsafeBufferPointer<Int32>,
+                                        UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>) -> Void) {
+        keys.withUnsafeBufferPointer { keys in
+            order.withUnsafeBufferPointer { order in
+                buckets.withUnsafeMutableBufferPointer { buckets in
+                    queries.withUnsafeMutableBufferPointer { owners in body(keys, order, buckets, owners) }
+                }
+            }
+        }
+    }
+
+    /// The arrays a radix-sort pass reads and writes, as buffers.
+    @inline(__always)
+    mutating func withSort(_ body: (UnsafeBufferPointer<UInt32>, UnsafeBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>) -> Void) {
+        keys.withUnsafeBufferPointer { keys in
+            order.withUnsafeBufferPointer { order in
+                spareOrder.withUnsafeMutableBufferPointer { spare in body(keys, order, spare) }
+            }
+        }
     }
 }
