@@ -125,11 +125,6 @@ public struct LocalChange: Sendable, Equatable {
         return out
     }
 
-    /// `values` with each replaced by the value of the same rank in `target` (`ToneTarget`).
-    static func toneMatched(_ values: [Float], onto target: [Float]) -> [Float] {
-        ToneTarget(target).matched(values)
-    }
-
     /// The range of each cell's 3×3 neighbourhood (clamped at the edges) in a `gridSide`² view,
     /// taken in two passes, along rows then columns.
     struct NeighbourhoodRange {

@@ -30,7 +30,8 @@ struct ToneTarget {
     /// `values` matched onto the target. Each bin's value is worked out once (at most 256 for
     /// the 576 cells of a view).
     func matched(_ values: [Float]) -> [Float] {
-        guard !values.isEmpty, !sorted.isEmpty else { return values.map { _ in sorted.first ?? 0 } }
+        guard !values.isEmpty else { return [] }
+        precondition(!sorted.isEmpty, "a target to match onto")
         let bins = Self.bins
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: bins) { counts in
             withUnsafeTemporaryAllocation(of: Float.self, capacity: bins) { level in
