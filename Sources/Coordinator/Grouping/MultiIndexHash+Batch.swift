@@ -21,9 +21,15 @@ extension MultiIndexHash {
         var keys: [UInt32] = []
         var order: [Int32] = []
         var spareOrder: [Int32] = []
-        /// Per probe of a stage: its bucket, its query, and the bucket's slots.
+        /// In key order (position i is query `order[i]`): each query's key, hash and radius,
+        /// gathered once a table so that the probes of every mask read them in order.
+        var sortedKeys: [UInt32] = []
+        var sortedValues: [UInt64] = []
+        var sortedRadii: [UInt8] = []
+        /// Per probe of a stage: its bucket, its query's position in key order, and the
+        /// bucket's slots.
         var buckets: [Int32] = []
-        var queries: [Int32] = []
+        var positions: [Int32] = []
         var starts: [Int32] = []
         var ends: [Int32] = []
         /// Where the hash-touching loop leaves its sum, so that it is not optimised away.
@@ -37,12 +43,15 @@ extension MultiIndexHash {
             keys = [UInt32](repeating: 0, count: size)
             order = [Int32](repeating: 0, count: size)
             spareOrder = [Int32](repeating: 0, count: size)
+            sortedKeys = [UInt32](repeating: 0, count: size)
+            sortedValues = [UInt64](repeating: 0, count: size)
+            sortedRadii = [UInt8](repeating: 0, count: size)
         }
 
         mutating func reserve(probes: Int) {
             guard buckets.count < probes else { return }
             buckets = [Int32](repeating: 0, count: probes)
-            queries = [Int32](repeating: 0, count: probes)
+            positions = [Int32](repeating: 0, count: probes)
             starts = [Int32](repeating: 0, count: probes)
             ends = [Int32](repeating: 0, count: probes)
         }
@@ -71,6 +80,7 @@ extension MultiIndexHash {
                 scratch.keys[query] = UInt32(truncatingIfNeeded: (salted >> shift) & keyMask)
             }
             Self.sortByKey(&scratch, count: queries.count, bits: pieceBits[piece])
+            scratch.gatherInKeyOrder(queries, radii: radii)
             let table = offsetStart[piece], base = piece * count, words = occupiedStart[piece]
             for maskIndex in maskRange[piece * (Self.precomputedRadius + 1) + pieceRadius] {
                 let mask = Int(masks[maskIndex])
@@ -80,18 +90,16 @@ extension MultiIndexHash {
                     // (written unconditionally, counted by the occupancy bit: no branch).
                     var found = 0
                     occupied.withUnsafeBufferPointer { occupied in
-                        scratch.withStageOne { keys, order, buckets, owners in
+                        scratch.withStageOne { keys, buckets, owners in
                             for position in sorted {
-                                let query = Int(order[position])
-                                let bucket = Int(keys[query]) ^ mask
+                                let bucket = Int(keys[position]) ^ mask
                                 buckets[found] = Int32(truncatingIfNeeded: bucket)
-                                owners[found] = Int32(truncatingIfNeeded: query)
+                                owners[found] = Int32(truncatingIfNeeded: position)
                                 found &+= Int(truncatingIfNeeded: (occupied[words &+ bucket >> 6] >> UInt64(bucket & 63)) & 1)
                             }
                         }
                     }
-                    probeOccupied(found, table: table, base: base, piece: piece, queries: queries, radii: radii,
-                                  pieceRadius: pieceRadius, scratch: &scratch, body)
+                    probeOccupied(found, table: table, base: base, piece: piece, pieceRadius: pieceRadius, scratch: &scratch, body)
                 }
             }
         }
@@ -99,7 +107,7 @@ extension MultiIndexHash {
 
     /// Stages 2 and 3 of a batch for the `found` occupied probes stage 1 listed in `scratch`.
     @inline(__always)
-    private func probeOccupied(_ found: Int, table: Int, base: Int, piece: Int, queries: [UInt64], radii: [UInt8], pieceRadius: Int,
+    private func probeOccupied(_ found: Int, table: Int, base: Int, piece: Int, pieceRadius: Int,
                                scratch: inout ProbeScratch, _ body: (Int, Int, Int) -> Void) {
         // Stage 2: the offsets of every occupied bucket, and the first hash of each
         // touched, in loops whose loads are independent of each other. (The touching loop
@@ -124,21 +132,24 @@ extension MultiIndexHash {
             }
         }
         // Stage 3: the hashes of each bucket, checked; a hash an earlier piece found (it is
-        // within `pieceRadius` there) is skipped.
+        // within `pieceRadius` there) is skipped. The probes are in key order, so their
+        // queries' hashes and radii are read in order too.
         bucketHashes.withUnsafeBufferPointer { hashes in
             bucketIDs.withUnsafeBufferPointer { ids in
-                for index in 0..<found {
-                    let query = Int(scratch.queries[index])
-                    let value = queries[query], radius = Int(radii[query])
-                    var slot = base + Int(scratch.starts[index])
-                    let end = base + Int(scratch.ends[index])
-                    while slot < end {
-                        let difference = hashes[slot] ^ value
-                        let distance = difference.nonzeroBitCount
-                        if distance <= radius && !foundEarlier(difference, before: piece, pieceRadius: pieceRadius) {
-                            body(query, Int(ids[slot]), distance)
+                scratch.withStageThree { positions, starts, ends, values, radii, order in
+                    for index in 0..<found {
+                        let position = Int(positions[index])
+                        let value = values[position], radius = Int(radii[position])
+                        var slot = base &+ Int(starts[index])
+                        let end = base &+ Int(ends[index])
+                        while slot < end {
+                            let difference = hashes[slot] ^ value
+                            let distance = difference.nonzeroBitCount
+                            if distance <= radius && !foundEarlier(difference, before: piece, pieceRadius: pieceRadius) {
+                                body(Int(order[position]), Int(ids[slot]), distance)
+                            }
+                            slot &+= 1
                         }
-                        slot += 1
                     }
                 }
             }
@@ -185,14 +196,52 @@ extension MultiIndexHash {
 }
 
 extension MultiIndexHash.ProbeScratch {
-    /// The arrays stage 1 reads and writes, as buffers (no exclusivity checks in the loop).
-    @inline(__always)
-    mutating func withStageOne(_ body: (UnsafeBufferPointer<UInt32>, UnsafeBufferPointer<Int32>,
-                                        UnsafeMutableBufferPointer<Int32>, UnsafeMutableBufferPointer<Int32>) -> Void) {
+    /// Copies each query's key, hash and radius to its place in key order (after `sortByKey`):
+    /// one scattered read per query and table, where the probes would make one per mask.
+    mutating func gatherInKeyOrder(_ queries: [UInt64], radii: [UInt8]) {
+        let count = queries.count
         keys.withUnsafeBufferPointer { keys in
             order.withUnsafeBufferPointer { order in
-                buckets.withUnsafeMutableBufferPointer { buckets in
-                    queries.withUnsafeMutableBufferPointer { owners in body(keys, order, buckets, owners) }
+                sortedKeys.withUnsafeMutableBufferPointer { sortedKeys in
+                    sortedValues.withUnsafeMutableBufferPointer { sortedValues in
+                        sortedRadii.withUnsafeMutableBufferPointer { sortedRadii in
+                            for position in 0..<count {
+                                let query = Int(order[position])
+                                sortedKeys[position] = keys[query]
+                                sortedValues[position] = queries[query]
+                                sortedRadii[position] = radii[query]
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The arrays stage 1 reads and writes, as buffers (no exclusivity checks in the loop).
+    @inline(__always)
+    mutating func withStageOne(_ body: (UnsafeBufferPointer<UInt32>, UnsafeMutableBufferPointer<Int32>,
+                                        UnsafeMutableBufferPointer<Int32>) -> Void) {
+        sortedKeys.withUnsafeBufferPointer { keys in
+            buckets.withUnsafeMutableBufferPointer { buckets in
+                positions.withUnsafeMutableBufferPointer { owners in body(keys, buckets, owners) }
+            }
+        }
+    }
+
+    /// The arrays stage 3 reads, as buffers: per probe its position in key order and its
+    /// bucket's slots; per position the query's hash, radius and number.
+    @inline(__always)
+    func withStageThree(_ body: (UnsafeBufferPointer<Int32>, UnsafeBufferPointer<Int32>, UnsafeBufferPointer<Int32>,
+                                 UnsafeBufferPointer<UInt64>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<Int32>) -> Void) {
+        positions.withUnsafeBufferPointer { positions in
+            starts.withUnsafeBufferPointer { starts in
+                ends.withUnsafeBufferPointer { ends in
+                    sortedValues.withUnsafeBufferPointer { values in
+                        sortedRadii.withUnsafeBufferPointer { radii in
+                            order.withUnsafeBufferPointer { order in body(positions, starts, ends, values, radii, order) }
+                        }
+                    }
                 }
             }
         }
