@@ -126,76 +126,119 @@ public struct LocalChange: Sendable, Equatable {
     }
 
     /// The range of each cell's 3×3 neighbourhood (clamped at the edges) in a `gridSide`² view,
-    /// taken in two passes, along rows then columns.
+    /// taken in two passes, along rows then columns. (Through buffers: built for every rotation
+    /// of every pair the judge looks at closely, and bounds checks were most of its time.)
     struct NeighbourhoodRange {
         private var low: [Float], high: [Float]
 
         init(_ reference: [Float]) {
             let n = gridSide
-            var rowLow = [Float](repeating: 0, count: n * n), rowHigh = rowLow
-            for y in 0..<n {
-                for x in 0..<n {
-                    var low = reference[y * n + x], high = low
-                    if x > 0 { low = min(low, reference[y * n + x - 1]); high = max(high, reference[y * n + x - 1]) }
-                    if x < n - 1 { low = min(low, reference[y * n + x + 1]); high = max(high, reference[y * n + x + 1]) }
-                    rowLow[y * n + x] = low
-                    rowHigh[y * n + x] = high
+            precondition(reference.count == n * n, "a gridSide² view")
+            var low = [Float](repeating: 0, count: n * n), high = low
+            reference.withUnsafeBufferPointer { reference in
+                low.withUnsafeMutableBufferPointer { low in
+                    high.withUnsafeMutableBufferPointer { high in
+                        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * n * n) { rows in
+                            let rowLow = UnsafeMutableBufferPointer(rebasing: rows[..<(n * n)])
+                            let rowHigh = UnsafeMutableBufferPointer(rebasing: rows[(n * n)...])
+                            for y in 0..<n {
+                                let row = y * n
+                                for x in 0..<n {
+                                    var least = reference[row + x], most = least
+                                    if x > 0 { least = min(least, reference[row + x - 1]); most = max(most, reference[row + x - 1]) }
+                                    if x < n - 1 { least = min(least, reference[row + x + 1]); most = max(most, reference[row + x + 1]) }
+                                    rowLow[row + x] = least
+                                    rowHigh[row + x] = most
+                                }
+                            }
+                            for y in 0..<n {
+                                let row = y * n
+                                for x in 0..<n {
+                                    var least = rowLow[row + x], most = rowHigh[row + x]
+                                    if y > 0 { least = min(least, rowLow[row - n + x]); most = max(most, rowHigh[row - n + x]) }
+                                    if y < n - 1 { least = min(least, rowLow[row + n + x]); most = max(most, rowHigh[row + n + x]) }
+                                    low[row + x] = least
+                                    high[row + x] = most
+                                }
+                            }
+                        }
+                    }
                 }
             }
-            low = rowLow
-            high = rowHigh
-            for y in 0..<n {
-                for x in 0..<n {
-                    if y > 0 { low[y * n + x] = min(low[y * n + x], rowLow[(y - 1) * n + x]); high[y * n + x] = max(high[y * n + x], rowHigh[(y - 1) * n + x]) }
-                    if y < n - 1 { low[y * n + x] = min(low[y * n + x], rowLow[(y + 1) * n + x]); high[y * n + x] = max(high[y * n + x], rowHigh[(y + 1) * n + x]) }
-                }
-            }
+            self.low = low
+            self.high = high
         }
 
         /// Marks in `mask` the cells of `view` more than `levelTolerance` outside the range.
         func mark(_ view: [Float], in mask: inout [Bool]) {
-            for index in view.indices where view[index] < low[index] - levelTolerance || view[index] > high[index] + levelTolerance {
-                mask[index] = true
+            precondition(view.count == low.count && mask.count == low.count, "views and mask of one size")
+            view.withUnsafeBufferPointer { view in
+                low.withUnsafeBufferPointer { low in
+                    high.withUnsafeBufferPointer { high in
+                        mask.withUnsafeMutableBufferPointer { mask in
+                            for index in 0..<view.count where view[index] < low[index] - levelTolerance || view[index] > high[index] + levelTolerance {
+                                mask[index] = true
+                            }
+                        }
+                    }
+                }
             }
         }
     }
 
     /// The changed cells of the largest region that is not an opaque overlay. Regions join
     /// changed cells less than two cells apart (the mask grown by one cell, 8-connected): a
-    /// moved subject changes its outline and texture, not every cell between.
+    /// moved subject changes its outline and texture, not every cell between. (The grown mask,
+    /// the flood's stack and a region's cells live in one scratch: this runs for most pairs the
+    /// judge looks at closely, and arrays made per region were a third of its time.)
     static func largestRegion(_ mask: [Bool], _ a: [Float], _ b: [Float]) -> Int {
-        let n = gridSide
-        var grown = [Bool](repeating: false, count: n * n)
-        for index in mask.indices where mask[index] {
-            let y = index / n, x = index % n
-            for ny in max(0, y - 1)...min(n - 1, y + 1) {
-                for nx in max(0, x - 1)...min(n - 1, x + 1) { grown[ny * n + nx] = true }
-            }
-        }
-        var region = [Int](repeating: -1, count: n * n)
-        var best = 0
-        for start in grown.indices where grown[start] && region[start] < 0 {
-            var stack = [start], cells: [Int] = []
-            region[start] = start
-            while let index = stack.popLast() {
-                if mask[index] { cells.append(index) }
-                let y = index / n, x = index % n
-                for ny in max(0, y - 1)...min(n - 1, y + 1) {
-                    for nx in max(0, x - 1)...min(n - 1, x + 1) where grown[ny * n + nx] && region[ny * n + nx] < 0 {
-                        region[ny * n + nx] = start
-                        stack.append(ny * n + nx)
+        let n = gridSide, count = n * n
+        precondition(mask.count == count, "a gridSide² mask")
+        return mask.withUnsafeBufferPointer { mask in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * count) { scratch in
+                // Per cell: 1 if in the grown mask and not yet reached, 0 otherwise.
+                let open = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
+                let stack = UnsafeMutableBufferPointer(rebasing: scratch[count..<(2 * count)])
+                let cells = UnsafeMutableBufferPointer(rebasing: scratch[(2 * count)...])
+                open.initialize(repeating: 0)
+                for index in 0..<count where mask[index] {
+                    let y = index / n, x = index % n
+                    for ny in max(0, y - 1)...min(n - 1, y + 1) {
+                        for nx in max(0, x - 1)...min(n - 1, x + 1) { open[ny * n + nx] = 1 }
                     }
                 }
+                var best = 0
+                for start in 0..<count where open[start] != 0 {
+                    // Each cell is pushed once (closed as it is pushed): the stack never holds more
+                    // than `count`.
+                    open[start] = 0
+                    stack[0] = start
+                    var depth = 1, found = 0
+                    while depth > 0 {
+                        depth -= 1
+                        let index = stack[depth]
+                        if mask[index] { cells[found] = index; found += 1 }
+                        let y = index / n, x = index % n
+                        for ny in max(0, y - 1)...min(n - 1, y + 1) {
+                            for nx in max(0, x - 1)...min(n - 1, x + 1) where open[ny * n + nx] != 0 {
+                                open[ny * n + nx] = 0
+                                stack[depth] = ny * n + nx
+                                depth += 1
+                            }
+                        }
+                    }
+                    guard found > best else { continue }
+                    let region = UnsafeBufferPointer(rebasing: cells[..<found])
+                    if !isFlat(a, region) && !isFlat(b, region) { best = found }
+                }
+                return best
             }
-            guard cells.count > best else { continue }
-            if !isFlat(a, cells) && !isFlat(b, cells) { best = cells.count }
         }
-        return best
     }
 
     /// Whether most of `cells` (half or more) lie within `flatDeviation` of their median in
     /// `view`: an opaque overlay's fill, whose edge cells blend with the picture around it.
-    static func isFlat(_ view: [Float], _ cells: [Int]) -> Bool {
+    static func isFlat(_ view: [Float], _ cells: UnsafeBufferPointer<Int>) -> Bool {
         guard !cells.isEmpty else { return true }
         return 2 * nearMedian(view, cells) >= cells.count
     }
@@ -205,8 +248,14 @@ public struct LocalChange: Sendable, Equatable {
     /// cells is checked for every pair the judge looks at closely, and a sort was a fifth of
     /// the neighbour step's time (perf, bench/grouping.sh grouper at a million rows).
     static func nearMedian(_ view: [Float], _ cells: [Int]) -> Int {
+        cells.withUnsafeBufferPointer { nearMedian(view, $0) }
+    }
+
+    static func nearMedian(_ view: [Float], _ cells: UnsafeBufferPointer<Int>) -> Int {
         withUnsafeTemporaryAllocation(of: Float.self, capacity: cells.count) { values in
-            for (position, cell) in cells.enumerated() { values[position] = view[cell] }
+            view.withUnsafeBufferPointer { view in
+                for (position, cell) in cells.enumerated() { values[position] = view[cell] }
+            }
             let median = select(values, cells.count / 2)
             var near = 0
             for value in values where abs(value - median) <= flatDeviation { near += 1 }

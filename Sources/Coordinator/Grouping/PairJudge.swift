@@ -149,15 +149,19 @@ struct PairJudge: Sendable {
 
     /// The mean change of rank of the 8 most changed of two windows' ranked cells.
     static func strongestChange(_ a: [Float], _ b: [Float]) -> Float {
-        var largest = [Float](repeating: 0, count: 8)  // ascending
-        for index in a.indices {
-            let change = abs(a[index] - b[index])
-            guard change > largest[0] else { continue }
-            var slot = 0
-            while slot + 1 < largest.count && largest[slot + 1] < change { largest[slot] = largest[slot + 1]; slot += 1 }
-            largest[slot] = change
+        let kept = 8
+        // On the stack: asked of every confirming pairing.
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: kept) { largest in  // ascending
+            largest.initialize(repeating: 0)
+            for index in a.indices {
+                let change = abs(a[index] - b[index])
+                guard change > largest[0] else { continue }
+                var slot = 0
+                while slot + 1 < kept && largest[slot + 1] < change { largest[slot] = largest[slot + 1]; slot += 1 }
+                largest[slot] = change
+            }
+            return largest.reduce(0, +) / Float(kept)
         }
-        return largest.reduce(0, +) / Float(largest.count)
     }
 
     /// Whether the windows the pairing matched differ by a change of the scene: a largest
