@@ -60,7 +60,7 @@ struct CandidateSearchTests {
         #expect(Set(found) == expected)
     }
 
-    @Test("up to 16 overlay windows share one table: nine find in batches what they find query by query")
+    @Test("nine overlay windows, each against a table of its own, find in batches what they find query by query")
     func manyOverlayWindows() {
         let plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 12], cropRadius: 6, overlayWindows: Array(0..<9), overlayRadius: 6,
                                  pieces: 4, framePieceRadius: 1, windowPieceRadius: 1)

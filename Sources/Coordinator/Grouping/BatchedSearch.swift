@@ -15,13 +15,15 @@ struct BatchedSearch {
     /// tables (4 MiB of queries and their order). `CandidateSearch` hands out chunks of this
     /// many rows.
     static let rowsPerBatch = 4096
+    /// Rows whose overlay window goes to its table together: one query a row, so six times the
+    /// rows of a frame batch make as many queries as the six windows of a batch did when they
+    /// shared a table.
+    static let overlayRowsPerBatch = 6 * rowsPerBatch
 
-    /// What one query of a batch asks: for which row, through which slot of it, and for an
-    /// overlay window its position in the plan (overlay hits of other windows share the table).
+    /// What one query of a batch asks: for which row, and through which slot of it.
     private struct Query {
         var row: Int32
         var slot: UInt8
-        var position: UInt8
     }
 
     /// nil when the plan probes frames and windows at different piece radii, or searches
@@ -34,30 +36,25 @@ struct BatchedSearch {
         pieceRadius = frames
     }
 
-    /// Every pairing of `rows` (frames, mirror images, crop windows, overlay windows; not the
-    /// content boxes, which `CandidateSearch` looks up once for all). `crops`: the rows' crop
-    /// windows in `plan.cropWindows` order, row after row, when the hashes do not hold them.
-    func search(rows: [Int], crops: [UInt64]?, into found: inout [Candidate]) {
+    /// Every pairing of `rows` with the whole frames: their frames, mirror images and crop
+    /// windows (not the overlay windows, `searchOverlay`, nor the content boxes, which
+    /// `CandidateSearch` looks up once for all). `crops`: the rows' crop windows in
+    /// `plan.cropWindows` order, row after row, when the hashes do not hold them.
+    func searchFrames(rows: [Int], crops: [UInt64]?, into found: inout [Candidate]) {
         let hashes = base.hashes, plan = hashes.plan
         let cropCount = plan.cropWindows.count
         var scratch = MultiIndexHash.ProbeScratch()
-        var queries: [UInt64] = [], radii: [UInt8] = [], salts: [UInt64] = [], asked: [Query] = []
-        func ask(_ hash: UInt64, radius: Int, row: Int, slot: UInt8, position: Int = 0, salt: UInt64? = nil) {
-            queries.append(hash)
-            radii.append(UInt8(radius))
-            if let salt { salts.append(salt) }
-            asked.append(Query(row: Int32(row), slot: slot, position: UInt8(position)))
-        }
-        func reset() {
-            queries.removeAll(keepingCapacity: true)
-            radii.removeAll(keepingCapacity: true)
-            salts.removeAll(keepingCapacity: true)
-            asked.removeAll(keepingCapacity: true)
-        }
+        var queries: [UInt64] = [], radii: [UInt8] = [], asked: [Query] = []
         for first in stride(from: 0, to: rows.count, by: Self.rowsPerBatch) {
             let batch = first..<min(rows.count, first + Self.rowsPerBatch)
-            // Against the whole frames: each row's frame, mirror image and crop windows.
-            reset()
+            queries.removeAll(keepingCapacity: true)
+            radii.removeAll(keepingCapacity: true)
+            asked.removeAll(keepingCapacity: true)
+            func ask(_ hash: UInt64, radius: Int, row: Int, slot: UInt8) {
+                queries.append(hash)
+                radii.append(UInt8(radius))
+                asked.append(Query(row: Int32(row), slot: slot))
+            }
             for position in batch {
                 let a = rows[position]
                 ask(hashes.frames[a], radius: plan.frameRadius, row: a, slot: 0)
@@ -67,7 +64,7 @@ struct BatchedSearch {
                     ask(window, radius: plan.cropRadius, row: a, slot: UInt8(k + 1))
                 }
             }
-            // (The closures read a constant copy: `asked` itself is captured by `ask`, and each
+            // (The closure reads a constant copy: `asked` itself is captured by `ask`, and each
             // read of it in the hot loop was checked for exclusive access at run time.)
             let askingFrames = asked
             base.frameIndex.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
@@ -83,21 +80,28 @@ struct BatchedSearch {
                     if b != a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0)) }
                 }
             }
-            // The same overlay window of both: whatever differs lies outside it.
-            reset()
-            for position in batch {
-                let a = rows[position]
-                for (index, k) in plan.overlayWindows.enumerated() where hashes.hasWindow(a, k) {
-                    ask(hashes.window(a, k), radius: plan.overlayRadius, row: a, slot: UInt8(k + 1), position: index,
-                        salt: CandidateSearch.overlaySalts[index])
-                }
+        }
+    }
+
+    /// Every pairing of `rows` through the overlay window at `position` of the plan, against
+    /// that window's table (`CandidateSearch.overlayIndex(position:)`): the same window of both,
+    /// whatever differs lies outside it.
+    func searchOverlay(_ position: Int, index: MultiIndexHash, rows: [Int], into found: inout [Candidate]) {
+        let hashes = base.hashes, plan = hashes.plan, k = plan.overlayWindows[position]
+        let slot = UInt8(k + 1)
+        var scratch = MultiIndexHash.ProbeScratch()
+        var queries: [UInt64] = [], asking: [Int32] = []
+        for first in stride(from: 0, to: rows.count, by: Self.overlayRowsPerBatch) {
+            queries.removeAll(keepingCapacity: true)
+            asking.removeAll(keepingCapacity: true)
+            for a in rows[first..<min(rows.count, first + Self.overlayRowsPerBatch)] where hashes.hasWindow(a, k) {
+                queries.append(hashes.window(a, k))
+                asking.append(Int32(a))
             }
-            let askingOverlays = asked
-            base.overlayIndex.forEachNeighbour(ofBatch: queries, radii: radii, salts: salts, pieceRadius: pieceRadius, scratch: &scratch) { query, entry, _ in
-                let asked = askingOverlays[query], b = entry / CandidateSearch.overlayPositions
-                if entry % CandidateSearch.overlayPositions == Int(asked.position), b > Int(asked.row) {
-                    found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: asked.slot))
-                }
+            let radii = [UInt8](repeating: UInt8(plan.overlayRadius), count: queries.count), rowOf = asking
+            index.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
+                let a = rowOf[query]
+                if b > Int(a) { found.append(Candidate(a: a, b: Int32(b), slotA: slot, slotB: slot)) }
             }
         }
     }

@@ -120,8 +120,12 @@ struct CompactHashes: Sendable {
 /// Candidate pairs for grouping, by exact multi-index hashing (`MultiIndexHash`):
 /// whole frames against one index of whole frames; the plan's crop windows, the mirror image and
 /// the content inside borders of each photo against the same index (so they cost no table of
-/// their own); each overlay window against a table of that window; content against a table of
-/// the bordered photos' contents. The tables cost 48 bytes per hash at four pieces.
+/// their own); each overlay window against a table of that window alone; content against a
+/// table of the bordered photos' contents. The tables cost 48 bytes per hash at four pieces.
+///
+/// The search runs in passes over the rows: the frame index first, then each overlay window's
+/// table, built when its pass starts and let go when it ends, so one overlay table is held at a
+/// time (`overlayIndex(position:)`).
 ///
 /// Runs on `threads` threads of its own (`ParallelChunks`): call it from a blocking queue.
 ///
@@ -138,41 +142,32 @@ struct CandidateSearch: Sendable {
     /// false only in tests, which compare the two.
     var usesBatches = true
     let frameIndex: MultiIndexHash
-    /// Every overlay window of every row in one table (numbered row · `overlayPositions` + the
-    /// window's position in `plan.overlayWindows`), each window's hashes keyed under a salt of its own: one set of
-    /// offsets instead of six (about 250 MiB less at a million photos), and the windows of one
-    /// photo, which are alike, do not crowd the same buckets.
-    let overlayIndex: MultiIndexHash
     private let contentIndex: MultiIndexHash
-
-    /// Overlay entries are numbered row · `overlayPositions` + the window's position in the plan.
-    static let overlayPositions = 16
-    /// Key salts of the overlay windows, by position in `plan.overlayWindows`: any fixed values
-    /// whose pieces differ (SplitMix64's sequence from a fixed seed; the first window unsalted).
-    static let overlaySalts: [UInt64] = {
-        var random = SplitMix64(seed: 0x0C0F_FEE5)
-        return (0..<overlayPositions).map { $0 == 0 ? 0 : random.next() }
-    }()
 
     init(_ hashes: CompactHashes) {
         self.hashes = hashes
-        let plan = hashes.plan
-        precondition(plan.overlayWindows.count <= Self.overlayPositions, "at most \(Self.overlayPositions) overlay windows")
-        precondition(hashes.count < Int(Int32.max) / Self.overlayPositions, "too many photos for one search")
-        frameIndex = MultiIndexHash(hashes.frames, pieces: plan.pieces)
-        var overlayHashes: [UInt64] = [], overlayIDs: [Int32] = [], overlayKeySalts: [UInt64] = []
-        for row in 0..<hashes.count {
-            for (position, k) in plan.overlayWindows.enumerated() where hashes.hasWindow(row, k) {
-                overlayHashes.append(hashes.window(row, k))
-                overlayIDs.append(Int32(row * Self.overlayPositions + position))
-                overlayKeySalts.append(Self.overlaySalts[position])
-            }
+        frameIndex = MultiIndexHash(hashes.frames, pieces: hashes.plan.pieces)
+        contentIndex = MultiIndexHash(hashes.contents, pieces: hashes.plan.pieces)
+    }
+
+    /// The table of the overlay window at `position` in `plan.overlayWindows`: that window of
+    /// every row that has it, numbered by row. One table per window, not one for all of them:
+    /// a shared table (its six windows' keys salted apart, to spare five sets of offsets) put
+    /// six times the hashes in every bucket, and a query scanned them all to keep its own
+    /// window's; at a million rows its overlay queries, 6 of a row's 48, cost more than the
+    /// other 42 (perf, bench/grouping.sh grouper: 17.9% of all samples against 13.5%). Built
+    /// when its pass starts and let go after, a table at a time holds a sixth of the shared
+    /// one's hashes. Pieces as for the frames: the same radius covers the same share of pairs.
+    func overlayIndex(position: Int) -> MultiIndexHash {
+        let k = hashes.plan.overlayWindows[position]
+        var windows: [UInt64] = [], rows: [Int32] = []
+        windows.reserveCapacity(hashes.count)
+        rows.reserveCapacity(hashes.count)
+        for row in 0..<hashes.count where hashes.hasWindow(row, k) {
+            windows.append(hashes.window(row, k))
+            rows.append(Int32(row))
         }
-        // Pieces as for the rows, not for the entries: the same radius covers the same share of
-        // pairs as the frames' table (more entries per bucket cost only a few more comparisons).
-        overlayIndex = MultiIndexHash(overlayHashes, ids: overlayIDs, keySalts: overlayKeySalts,
-                                      pieces: plan.pieces ?? MultiIndexHash.pieceCount(for: hashes.count))
-        contentIndex = MultiIndexHash(hashes.contents, pieces: plan.pieces)
+        return MultiIndexHash(windows, ids: rows, pieces: hashes.plan.pieces ?? MultiIndexHash.pieceCount(for: hashes.count))
     }
 
     /// Every candidate pairing within the plan's radii: each whole-frame, mirror, overlay or
@@ -195,8 +190,12 @@ struct CandidateSearch: Sendable {
         let plan = hashes.plan
         let failure = Mutex<(any Error)?>(nil)
         let stop: @Sendable () -> Bool = { shouldStop() || failure.withLock { $0 != nil } }
-        var parts = ParallelChunks.run(count: rows?.count ?? hashes.count, threads: threads, chunk: BatchedSearch.rowsPerBatch,
-                                       shouldStop: stop, progress: progress, initial: { [Candidate]() }) { chunk, found in
+        let searched = rows?.count ?? hashes.count
+        let passes = PassProgress(rows: searched, passes: 1 + plan.overlayWindows.count, report: progress)
+        let batched = BatchedSearch(self)
+        // Pass 1: frames, mirror images and crop windows against the frame index.
+        var parts = ParallelChunks.run(count: searched, threads: threads, chunk: BatchedSearch.rowsPerBatch,
+                                       shouldStop: stop, progress: passes.advance, initial: { [Candidate]() }) { chunk, found in
             var block: [UInt64]?
             if let cropWindows {
                 do { block = try cropWindows(chunk) } catch {
@@ -204,17 +203,29 @@ struct CandidateSearch: Sendable {
                     return
                 }
             }
-            if let batched = BatchedSearch(self) {
-                batched.search(rows: chunk.map { rows?[$0] ?? $0 }, crops: block, into: &found)
+            if let batched {
+                batched.searchFrames(rows: chunk.map { rows?[$0] ?? $0 }, crops: block, into: &found)
             } else {
                 for position in chunk {
                     let row = rows?[position] ?? position
                     let offset = (position - chunk.lowerBound) * plan.cropWindows.count
-                    self.search(row: row, plan: plan, crops: block?[offset..<(offset + plan.cropWindows.count)], into: &found)
+                    self.searchFrames(row: row, plan: plan, crops: block?[offset..<(offset + plan.cropWindows.count)], into: &found)
                 }
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
+        // Then each overlay window against its own table.
+        for position in plan.overlayWindows.indices where !stop() {
+            let index = overlayIndex(position: position)
+            parts += ParallelChunks.run(count: searched, threads: threads, chunk: BatchedSearch.overlayRowsPerBatch,
+                                        shouldStop: stop, progress: passes.advance, initial: { [Candidate]() }) { chunk, found in
+                if let batched {
+                    batched.searchOverlay(position, index: index, rows: chunk.map { rows?[$0] ?? $0 }, into: &found)
+                } else {
+                    for place in chunk { self.searchOverlay(position, index: index, row: rows?[place] ?? place, into: &found) }
+                }
+            }
+        }
         // Merged into one array of exactly the size needed, each part let go once copied: at a
         // million photos the parts and the merged array are 55 MB each, and growing the merged
         // array for the content candidates doubled it (measured: the search's peak RSS).
@@ -229,10 +240,10 @@ struct CandidateSearch: Sendable {
         return all
     }
 
-    /// One row, query by query: for plans that search the tables exactly (`BatchedSearch` needs
-    /// one piece radius for every query). `crops`: the row's crop windows in `plan.cropWindows`
-    /// order, when they are not held.
-    private func search(row a: Int, plan: CandidatePlan, crops: ArraySlice<UInt64>?, into found: inout [Candidate]) {
+    /// One row against the frame index, query by query: for plans that search the tables exactly
+    /// (`BatchedSearch` needs one piece radius for every query). `crops`: the row's crop
+    /// windows in `plan.cropWindows` order, when they are not held.
+    private func searchFrames(row a: Int, plan: CandidatePlan, crops: ArraySlice<UInt64>?, into found: inout [Candidate]) {
         let rowA = Int32(a)
         frameIndex.forEachNeighbour(of: hashes.frames[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
             if b > a { found.append(Candidate(a: rowA, b: Int32(b), slotA: 0, slotB: 0)) }
@@ -251,13 +262,16 @@ struct CandidateSearch: Sendable {
                 if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
             }
         }
-        for (position, k) in plan.overlayWindows.enumerated() where hashes.hasWindow(a, k) {
-            // The same window of both: whatever differs lies outside it.
-            overlayIndex.forEachNeighbour(of: hashes.window(a, k), within: plan.overlayRadius, pieceRadius: plan.windowPieceRadius,
-                                          salt: Self.overlaySalts[position]) { entry, _ in
-                let b = entry / Self.overlayPositions
-                if entry % Self.overlayPositions == position, b > a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: UInt8(k + 1))) }
-            }
+    }
+
+    /// One row's overlay window at `position` of the plan against that window's table
+    /// (`overlayIndex(position:)`), query by query.
+    private func searchOverlay(_ position: Int, index: MultiIndexHash, row a: Int, into found: inout [Candidate]) {
+        let plan = hashes.plan, k = plan.overlayWindows[position]
+        guard hashes.hasWindow(a, k) else { return }
+        // The same window of both: whatever differs lies outside it.
+        index.forEachNeighbour(of: hashes.window(a, k), within: plan.overlayRadius, pieceRadius: plan.windowPieceRadius) { b, _ in
+            if b > a { found.append(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: UInt8(k + 1))) }
         }
     }
 
@@ -279,5 +293,32 @@ struct CandidateSearch: Sendable {
             }
         }
         return found
+    }
+}
+
+/// Progress of a search in passes, told in rows: a row counts as done once every pass has
+/// searched it, so the count rises through all the passes and ends at the rows searched.
+private final class PassProgress: Sendable {
+    private let rows: Int, passes: Int
+    private let report: @Sendable (Int) -> Void
+    /// Rows searched summed over the passes, and the rows reported so far.
+    private let done = Mutex((searched: 0, reported: 0))
+
+    init(rows: Int, passes: Int, report: @escaping @Sendable (Int) -> Void) {
+        self.rows = rows
+        self.passes = max(1, passes)
+        self.report = report
+    }
+
+    var advance: @Sendable (Int) -> Void {
+        { [self] count in
+            let more = done.withLock { done -> Int in
+                done.searched += count
+                let rowsDone = min(rows, done.searched / passes)
+                defer { done.reported = rowsDone }
+                return rowsDone - done.reported
+            }
+            if more > 0 { report(more) }
+        }
     }
 }
