@@ -43,7 +43,9 @@ struct ToneTarget {
                     let count = counts[b]
                     if count > 0 {
                         let middle = (Double(before) + Double(count - 1) / 2) * scale
-                        level[b] = sorted[min(sorted.count - 1, max(0, Int(middle.rounded())))]
+                        // (Half added and truncated, not `rounded()`, a call into libm: `middle` is
+                        // never negative, and a half rounds up either way.)
+                        level[b] = sorted[min(sorted.count - 1, max(0, Int(middle + 0.5)))]
                     }
                     before += count
                 }

@@ -53,24 +53,10 @@ extension PairJudge {
         // a few shapes on one background changed under a quarter of the frame). Whether the
         // change stays under it is all that is asked: the first rotation that clears it ends
         // the looking.
-        let shown = 1 - Double(max(Self.plainShare(cache.cells(row: rows.0, slot: 0) { Self.cells(a, 0) }),
-                                   Self.plainShare(cache.cells(row: rows.1, slot: 0) { Self.cells(b, 0) })))
+        let shown = 1 - Double(max(cache.cells(row: rows.0, slot: 0) { Self.cells(a, 0) }.plainShare,
+                                   cache.cells(row: rows.1, slot: 0) { Self.cells(b, 0) }.plainShare))
         let limit = similarRegionLimit * shown
         return Self.localChange(a, b, best.pairing, settledBelow: limit).largestRegion < limit
-    }
-
-    /// The share of a window's ranked cells in its largest tie (cells of one plain colour share
-    /// one rank), 0 when under `LayoutThumbnail.flatShare`: a photo's few equal cells are no
-    /// background.
-    static func plainShare(_ ranks: [Float]) -> Float {
-        let sorted = ranks.sorted()
-        var largest = 0, run = 0
-        for index in sorted.indices {
-            run = index > 0 && sorted[index] == sorted[index - 1] ? run + 1 : 1
-            largest = max(largest, run)
-        }
-        let share = Float(largest) / Float(max(1, ranks.count))
-        return Double(share) >= LayoutThumbnail.flatShare ? share : 0
     }
 
     /// How many window pairings a neighbour pair compares: those whose pHashes come closest.

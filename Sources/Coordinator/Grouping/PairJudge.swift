@@ -81,7 +81,7 @@ struct PairJudge: Sendable {
                 continue
             }
             guard difference <= limit, changeSeen == nil else { continue }
-            if Self.strongestChange(cellsA, cellsB) < Self.unchangedRanks || !sceneChanged(a, b, pairing) {
+            if Self.strongestChange(cellsA.ranks, cellsB.ranks) < Self.unchangedRanks || !sceneChanged(a, b, pairing) {
                 // The same picture, unless in other colours (a colour variant of one design):
                 // near if any confirming pairing's hues and colour order agree. Two plain graphics
                 // must also agree in colour where they line up best, the confirming pairing of
@@ -269,7 +269,7 @@ struct PairJudge: Sendable {
     }
 }
 
-/// The ranked layout cells of (photo, slot)s judged lately. A thread judges candidates sorted
+/// The ranked layout cells of (photo, slot)s judged lately, with their largest ties. A thread judges candidates sorted
 /// by pair, so one photo meets its partners one after another, through the same few slots, and
 /// the partners of a family of edits meet each other again and again: their cells are worked out
 /// once for all of them, not once a pairing. 1,024 entries (about 4 MB a thread) took the
@@ -277,7 +277,7 @@ struct PairJudge: Sendable {
 /// (bench/RESULTS.md, "Shape colours").
 struct LayoutCellCache {
     private var keys: [UInt64]
-    private var values: [[Float]]
+    private var values: [LayoutThumbnail.RankedCells]
     private let mask: Int
     private(set) var hits = 0
     private(set) var misses = 0
@@ -287,15 +287,15 @@ struct LayoutCellCache {
     init(capacity: Int = 1024) {
         let size = capacity <= 0 ? 0 : 1 << (Int.bitWidth - (capacity - 1).leadingZeroBitCount)
         keys = [UInt64](repeating: .max, count: size)
-        values = [[Float]](repeating: [], count: size)
+        values = [LayoutThumbnail.RankedCells](repeating: LayoutThumbnail.RankedCells([]), count: size)
         mask = max(0, size - 1)
     }
 
-    mutating func cells(row: Int32, slot: Int, make: () -> [Float]) -> [Float] {
+    mutating func cells(row: Int32, slot: Int, make: () -> [Float]) -> LayoutThumbnail.RankedCells {
         let key = UInt64(UInt32(bitPattern: row)) << 8 | UInt64(slot & 0xFF)
         guard !keys.isEmpty else {
             misses += 1
-            return make()
+            return LayoutThumbnail.RankedCells(make())
         }
         // Fibonacci hashing spreads neighbouring rows and a row's slots over the table.
         let index = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
@@ -304,7 +304,7 @@ struct LayoutCellCache {
             return values[index]
         }
         misses += 1
-        let made = make()
+        let made = LayoutThumbnail.RankedCells(make())
         keys[index] = key
         values[index] = made
         return made
