@@ -12,7 +12,9 @@
 #   grouper 100000,300000,1000000 (default sizes): the whole Grouper (search, judging every
 #     candidate on the thumbnails, clustering) on the same realistic rows, the features read
 #     through a GroupingFeatureSource as from the store, with the peak RSS and how many planted
-#     copies end in their photo's group.
+#     copies end in their photo's group. The rows carry their real sources' chroma layouts, so the
+#     judge's colour checks cost what they cost on colour photos; CULL_BENCH_CHROMA=0 leaves
+#     them out (the benchmark before the twenty-second session).
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
 # The first run builds the tests in release mode (about 5 minutes on 2 cores).

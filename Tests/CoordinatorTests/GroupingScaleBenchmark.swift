@@ -8,7 +8,8 @@ import Testing
 /// runs it in a release build. Skipped unless CULL_BENCH_GROUPING names the photo counts and
 /// CULL_FEATURE_MODEL the model file. The rows are light, as the store's are, and the
 /// window hashes and layouts come through a `GroupingFeatureSource` that works them out from
-/// the library's recipes when asked (as the store reads them from SQLite). Prints the time,
+/// the library's recipes when asked (as the store reads them from SQLite); with their real
+/// chroma layouts unless CULL_BENCH_CHROMA=0. Prints the time,
 /// the peak RSS and how many planted copies ended in their photo's group.
 @Suite("Grouping at library scale (benchmark)", .serialized, .timeLimit(.minutes(30)))
 struct GroupingScaleBenchmark {
@@ -28,7 +29,7 @@ struct GroupingScaleBenchmark {
         }
 
         func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {
-            Dictionary(uniqueKeysWithValues: ids.map { ($0, PhotoLayout(thumbnail: library.thumbnail(Int($0)), chroma: [])) })
+            Dictionary(uniqueKeysWithValues: ids.map { ($0, PhotoLayout(thumbnail: library.thumbnail(Int($0)), chroma: library.chroma(Int($0)))) })
         }
 
         func windowHashes(of ids: [Int64]) throws -> [Int64: [UInt64]] {
@@ -39,7 +40,9 @@ struct GroupingScaleBenchmark {
     @Test("group N realistic photos", .enabled(if: !sizes.isEmpty), arguments: sizes)
     func scale(count: Int) throws {
         let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
-        let library = RealisticLibrary.generate(count: count, model: model)
+        var library = RealisticLibrary.generate(count: count, model: model)
+        // CULL_BENCH_CHROMA=0: rows without colour, as the benchmark's rows were before.
+        library.withChroma = Self.environment["CULL_BENCH_CHROMA"] != "0"
         let photos = (0..<count).map(library.lightPhoto)
         let rss = CandidateSearchBenchmark.peakRSS()
         let clock = ContinuousClock()

@@ -49,13 +49,12 @@ extension PairJudge {
         }
     }
 
-    /// Whether both whole frames are plain graphics: a plain background (`ColourMask`) with
-    /// under `plainLayoutCells` cells off it, and a 16×16 chroma layout.
-    static func plainGraphics(_ a: GroupingPhoto, _ b: GroupingPhoto) -> Bool {
-        [a, b].allSatisfy { photo in
-            guard let cells = maskCells(photo, 0), let background = ColourMask.background(cells) else { return false }
-            return background.foreground.reduce(0) { $0 + ($1 ? 1 : 0) } < plainLayoutCells
-        }
+    /// Whether the photo's whole frame is a plain graphic: a plain background (`ColourMask`)
+    /// with under `plainLayoutCells` cells off it, and a 16×16 chroma layout. A pair is judged
+    /// as plain graphics when both are (`relation`, through `LayoutCellCache.isPlainGraphic`).
+    static func isPlainGraphic(_ photo: GroupingPhoto) -> Bool {
+        guard let cells = maskCells(photo, 0), let background = ColourMask.background(cells) else { return false }
+        return background.foreground.reduce(0) { $0 + ($1 ? 1 : 0) } < plainLayoutCells
     }
 
     /// `ShapeColours`' comparison of the pairing's windows when both are plain graphics;

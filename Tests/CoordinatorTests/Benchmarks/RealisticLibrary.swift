@@ -51,6 +51,9 @@ struct RealisticLibrary {
 
     var count: Int { frames.count }
 
+    /// Whether rows carry their sources' chroma layouts (`chroma(_:)`).
+    var withChroma = true
+
     init(model: FeatureModel) { self.model = model }
 
     /// Slot 0 is the whole frame, slot k + 1 the window `FeatureWindow.crops[k]`, then
@@ -77,6 +80,14 @@ struct RealisticLibrary {
 
     func windows(_ row: Int) -> [UInt64] { (1...Self.windowCount).map { hash(row, slot: $0) } }
 
+    /// The row's chroma layout: its first source's, as the real photo or edit has it (the tone
+    /// map disguises gray levels only, so a copy's colours relate to its photo's as the real
+    /// edit made them). Without it (`withChroma` false, CULL_BENCH_CHROMA=0) the judge's colour
+    /// checks cost nothing, as in the benchmarks before the twenty-second session.
+    func chroma(_ row: Int) -> [UInt8] {
+        withChroma ? model.photos[Int(sources[row * Self.chunks])].chroma : []
+    }
+
     /// The row's layout thumbnail: its first source's, through the row's tone map.
     func thumbnail(_ row: Int) -> [UInt8] {
         var random = SplitMix64(seed: UInt64(tones[row]))
@@ -90,7 +101,7 @@ struct RealisticLibrary {
                       width: 4000, height: 3000, fileSize: 4_000_000, sharpness: 1,
                       mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
                       contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
-                      contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)
+                      contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil, chroma: chroma(row))
     }
 
     /// A row as the store's grouping input has it: without window hashes and layouts.
@@ -245,12 +256,14 @@ struct FeatureModel: Decodable {
         var pHash: UInt64
         var windows: [UInt64]
         var thumbnail: [UInt8]
+        /// The 16×16 chroma layout (pipeline 5; empty for grayscale files and older models).
+        var chroma: [UInt8]
         /// Pipeline 4: the mirror pHash, and the content box and its pHash if it has borders.
         var mirror: UInt64
         var content: UInt64?
         var contentBox: FeatureWindow?
 
-        enum CodingKeys: String, CodingKey { case corpus, group, transform, phash, windows, thumbnail, mirror, content, content_box }
+        enum CodingKeys: String, CodingKey { case corpus, group, transform, phash, windows, thumbnail, chroma, mirror, content, content_box }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -260,6 +273,7 @@ struct FeatureModel: Decodable {
             pHash = try c.decode(UInt64.self, forKey: .phash)
             windows = try c.decode([UInt64].self, forKey: .windows)
             thumbnail = [UInt8](Data(base64Encoded: try c.decode(String.self, forKey: .thumbnail)) ?? Data())
+            chroma = try c.decodeIfPresent(String.self, forKey: .chroma).flatMap { Data(base64Encoded: $0) }.map { [UInt8]($0) } ?? []
             mirror = try c.decodeIfPresent(UInt64.self, forKey: .mirror) ?? 0
             content = try c.decodeIfPresent(UInt64.self, forKey: .content)
             contentBox = try c.decodeIfPresent([Double].self, forKey: .content_box).flatMap { box in
@@ -304,6 +318,10 @@ struct FeatureModel: Decodable {
         guard !model.corpora.isEmpty else {
             throw ModelError(description: "\(path) holds no photo of pipeline \(PhotoAnalyzer.pipelineVersion) "
                              + "(\(RealisticLibrary.windowCount) windows and a mirror hash): delete it and run bench/grouping.sh again to remake it")
+        }
+        guard model.photos.contains(where: { !$0.chroma.isEmpty }) else {
+            throw ModelError(description: "\(path) holds no chroma layouts (a model made before they were exported): "
+                             + "delete it and run bench/grouping.sh again to remake it")
         }
         return model
     }
