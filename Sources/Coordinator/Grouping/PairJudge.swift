@@ -81,10 +81,6 @@ struct PairJudge: Sendable {
                 continue
             }
             guard difference <= limit, changeSeen == nil else { continue }
-            // Once a pairing's colours disagreed, a pairing whose colours disagree too can add
-            // nothing (change or none, the pair stays distinct unless another agrees): asked
-            // before the change measures, which cost most of the judging of such pairs.
-            if coloursDiffer && Self.coloursDisagree(a, b, pairing) { continue }
             if Self.strongestChange(cellsA.ranks, cellsB.ranks) < Self.unchangedRanks || !sceneChanged(a, b, pairing) {
                 // The same picture, unless in other colours (a colour variant of one design):
                 // near if any confirming pairing's hues and colour order agree. Two plain graphics
@@ -276,8 +272,9 @@ struct PairJudge: Sendable {
     }
 }
 
-/// The ranked layout cells of (photo, slot)s judged lately, with their largest ties. A thread judges candidates sorted
-/// by pair, so one photo meets its partners one after another, through the same few slots, and
+/// The ranked layout cells of (photo, slot)s judged lately, with their largest ties, and whether
+/// photos are plain graphics. A thread judges candidates sorted by pair, so one photo meets its
+/// partners one after another, through the same few slots, and
 /// the partners of a family of edits meet each other again and again: their cells are worked out
 /// once for all of them, not once a pairing. 1,024 entries (about 4 MB a thread) took the
 /// million-row benchmark's judging from 21.6–22.1 s to 18.7–19.6 s against the 16 kept before
@@ -309,12 +306,18 @@ struct LayoutCellCache {
     /// while its place keeps it.
     mutating func isPlainGraphic(row: Int32, make: () -> Bool) -> Bool {
         guard !plainRows.isEmpty else { return make() }
-        let index = Int(truncatingIfNeeded: (UInt64(UInt32(bitPattern: row)) &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        let index = place(of: UInt64(UInt32(bitPattern: row)))
         if plainRows[index] == Int64(row) { return plainFlags[index] }
         let made = make()
         plainRows[index] = Int64(row)
         plainFlags[index] = made
         return made
+    }
+
+    /// A key's place in the tables: Fibonacci hashing spreads neighbouring rows and a row's
+    /// slots over them.
+    private func place(of key: UInt64) -> Int {
+        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
     }
 
     mutating func cells(row: Int32, slot: Int, make: () -> [Float]) -> LayoutThumbnail.RankedCells {
@@ -323,8 +326,7 @@ struct LayoutCellCache {
             misses += 1
             return LayoutThumbnail.RankedCells(make())
         }
-        // Fibonacci hashing spreads neighbouring rows and a row's slots over the table.
-        let index = Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
+        let index = place(of: key)
         if keys[index] == key {
             hits += 1
             return values[index]
