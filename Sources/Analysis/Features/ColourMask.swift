@@ -47,11 +47,21 @@ public enum ColourMask {
     /// off it; nil without one.
     public static func background(_ cells: [Cell]) -> (colour: Cell, foreground: [Bool])? {
         guard !cells.isEmpty else { return nil }
-        var centre = cells[0], largest = 0
-        for candidate in cells {
-            var count = 0
-            for cell in cells where cell.distance(to: candidate) <= tolerance { count += 1 }
-            if count > largest { (centre, largest) = (candidate, count) }
+        // Each cell's count of cells within `tolerance` of it, every pair measured once (the
+        // distance is symmetric): asked of every plain-graphic pair the judge meets.
+        let (centre, largest) = withUnsafeTemporaryAllocation(of: Int32.self, capacity: cells.count) { counts in
+            counts.initialize(repeating: 1)
+            cells.withUnsafeBufferPointer { cells in
+                for i in cells.indices {
+                    for j in (i + 1)..<cells.count where cells[i].distance(to: cells[j]) <= tolerance {
+                        counts[i] += 1
+                        counts[j] += 1
+                    }
+                }
+            }
+            var best = 0
+            for index in counts.indices where counts[index] > counts[best] { best = index }
+            return (cells[best], Int(counts[best]))
         }
         guard Double(largest) >= backgroundShare * Double(cells.count) else { return nil }
         let foreground = cells.map { $0.distance(to: centre) > tolerance }

@@ -34,8 +34,18 @@ extension PairJudge {
     /// Says nothing (`oneEdit`) for rows with pipeline 4's 8×8 chroma layout (too coarse for
     /// the shapes) or without colour.
     static func plainGraphicsVerdict(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> PlainGraphicsVerdict {
-        guard let colours = plainGraphicColours(a, b, pairing, within: .oneEdit), colours.disagrees(within: .oneEdit) else { return .oneEdit }
-        guard let loose = plainGraphicColours(a, b, pairing, within: .twoEdits), loose.disagrees(within: .twoEdits) else { return .unsure }
+        plainGraphicsVerdict(maskCells(a, pairing.slotA), maskCells(b, pairing.slotB))
+    }
+
+    /// The verdict on the pairing's windows' `maskCells`, worked out once for both limits.
+    static func plainGraphicsVerdict(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?) -> PlainGraphicsVerdict {
+        guard let plain = plainWindows(cellsA, cellsB) else { return .oneEdit }
+        func colours(within limits: ShapeColours.Limits) -> ShapeColours.Comparison? {
+            ShapeColours.compare(plain.a, background: plain.backgroundA.colour, foreground: plain.backgroundA.foreground,
+                                 plain.b, background: plain.backgroundB.colour, foreground: plain.backgroundB.foreground, within: limits)
+        }
+        guard let oneEdit = colours(within: .oneEdit), oneEdit.disagrees(within: .oneEdit) else { return .oneEdit }
+        guard let twoEdits = colours(within: .twoEdits), twoEdits.disagrees(within: .twoEdits) else { return .unsure }
         return .differ
     }
 
@@ -61,12 +71,20 @@ extension PairJudge {
     /// nil otherwise.
     static func plainGraphicColours(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
                                     within limits: ShapeColours.Limits) -> ShapeColours.Comparison? {
-        guard let cellsA = maskCells(a, pairing.slotA), let cellsB = maskCells(b, pairing.slotB),
-              let backgroundA = ColourMask.background(cellsA), let backgroundB = ColourMask.background(cellsB) else { return nil }
+        guard let plain = plainWindows(maskCells(a, pairing.slotA), maskCells(b, pairing.slotB)) else { return nil }
+        return ShapeColours.compare(plain.a, background: plain.backgroundA.colour, foreground: plain.backgroundA.foreground,
+                                    plain.b, background: plain.backgroundB.colour, foreground: plain.backgroundB.foreground, within: limits)
+    }
+
+    /// Two windows' cells with their plain backgrounds, when both are plain graphics (a plain
+    /// background, under `plainLayoutCells` cells off it in either); nil otherwise.
+    static func plainWindows(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?)
+        -> (a: [ColourMask.Cell], backgroundA: (colour: ColourMask.Cell, foreground: [Bool]),
+            b: [ColourMask.Cell], backgroundB: (colour: ColourMask.Cell, foreground: [Bool]))? {
+        guard let cellsA, let cellsB, let backgroundA = ColourMask.background(cellsA), let backgroundB = ColourMask.background(cellsB) else { return nil }
         let either = zip(backgroundA.foreground, backgroundB.foreground).reduce(0) { $0 + ($1.0 || $1.1 ? 1 : 0) }
         guard either < plainLayoutCells else { return nil }
-        return ShapeColours.compare(cellsA, background: backgroundA.colour, foreground: backgroundA.foreground,
-                                    cellsB, background: backgroundB.colour, foreground: backgroundB.foreground, within: limits)
+        return (cellsA, backgroundA, cellsB, backgroundB)
     }
 
     /// The colours of `slot`'s window on `ColourMask`'s grid: luma from the layout thumbnail,

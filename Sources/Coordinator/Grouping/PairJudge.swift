@@ -54,8 +54,11 @@ struct PairJudge: Sendable {
     /// the rest are compared too and the pairing whose windows agree best (smallest difference
     /// for its limit) decides: a change must show where the two line up best, not on a window
     /// that happens to be misaligned, and a window that happens to leave the change out does
-    /// not hide it. Each photo's cells for a slot come from `cache` when they were worked out
-    /// for an earlier pairing (`rows` name the photos there).
+    /// not hide it. Two plain graphics (rules 17) are judged on their colours at the first such
+    /// pairing, or at a later confirming one that lines them up better if its colours agree and
+    /// it shows no change: only that one later pairing's change is measured. Each photo's cells
+    /// for a slot come from `cache` when they were worked out for an earlier pairing (`rows`
+    /// name the photos there).
     func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
                   cache: inout LayoutCellCache) -> PairRelation? {
         let side = LayoutThumbnail.side
@@ -70,6 +73,7 @@ struct PairJudge: Sendable {
         var changeSeen: Grouper.Pairing?, coloursDiffer = false, followNoEdit = false
         // Plain graphics are judged on their colours where they line up best (`plainGraphicsVerdict`).
         var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?
+        var plainMode = false, laterConfirming: [(pairing: Grouper.Pairing, ratio: Float)] = []
         for pairing in pairings {
             let cellsA = cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) }
             let cellsB = cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) }
@@ -78,6 +82,10 @@ struct PairJudge: Sendable {
             if best == nil || difference / limit < best!.difference / best!.limit { best = (pairing, difference, limit) }
             if otherShots {
                 if difference <= similarConfirmation { break }
+                continue
+            }
+            if plainMode {
+                if difference <= limit { laterConfirming.append((pairing, difference / limit)) }
                 continue
             }
             guard difference <= limit, changeSeen == nil else { continue }
@@ -95,8 +103,8 @@ struct PairJudge: Sendable {
                             && cache.isPlainGraphic(row: rows.1) { Self.isPlainGraphic(b) }
                     }
                     if plainGraphics == true {
-                        let ratio = difference / limit
-                        if bestAgreeing == nil || ratio < bestAgreeing!.ratio { bestAgreeing = (pairing, ratio) }
+                        bestAgreeing = (pairing, difference / limit)
+                        plainMode = true
                         continue
                     }
                     if !Self.coloursFollowNoEdit(a, b, pairing) { return .near }
@@ -108,11 +116,27 @@ struct PairJudge: Sendable {
                 changeSeen = pairing
             }
         }
+        // Two plain graphics: the later confirming pairing that lines them up better than the
+        // first, if its colours agree and it shows no change of the scene, is where they are
+        // judged. Only that one pairing's change is measured, not every pairing's in turn.
+        if plainMode, let first = bestAgreeing {
+            for candidate in laterConfirming.sorted(by: { $0.ratio < $1.ratio }) where candidate.ratio < first.ratio {
+                if Self.coloursDisagree(a, b, candidate.pairing) { continue }
+                let cellsA = cache.cells(row: rows.0, slot: candidate.pairing.slotA) { Self.cells(a, candidate.pairing.slotA) }
+                let cellsB = cache.cells(row: rows.1, slot: candidate.pairing.slotB) { Self.cells(b, candidate.pairing.slotB) }
+                if Self.strongestChange(cellsA.ranks, cellsB.ranks) < Self.unchangedRanks || !sceneChanged(a, b, candidate.pairing) {
+                    bestAgreeing = candidate
+                }
+                break
+            }
+        }
         if let bestAgreeing {
             // Rules 12's verdict first: past two edits they are distinct, which is more than
             // colours that follow no edit say (not confirmed).
-            let verdict = Self.plainGraphicsVerdict(a, b, bestAgreeing.pairing)
-            if verdict == .oneEdit, Self.coloursFollowNoEdit(a, b, bestAgreeing.pairing) { return nil }
+            // The windows' colour cells serve both questions.
+            let cellsA = Self.maskCells(a, bestAgreeing.pairing.slotA), cellsB = Self.maskCells(b, bestAgreeing.pairing.slotB)
+            let verdict = Self.plainGraphicsVerdict(cellsA, cellsB)
+            if verdict == .oneEdit, let cellsA, let cellsB, ColourMap.disagree(cellsA, cellsB) { return nil }
             return Self.relation(verdict)
         }
         if coloursDiffer { return .distinct }
