@@ -64,47 +64,78 @@ public enum ColourOrder {
     /// nearly gray or no channel has `minimumPairs` clearly ordered pairs.
     public static func discordance(_ a: [Colour], _ b: [Colour]) -> Float? {
         precondition(a.count == b.count)
-        func coloured(_ cells: [Colour]) -> Bool {
-            Float(cells.filter { $0.saturation >= ChromaLayout.saturationFloor }.count) >= ChromaLayout.minimumColouredShare * Float(cells.count)
-        }
-        guard !a.isEmpty, coloured(a), coloured(b) else { return nil }
-        let ratios = zip(a, b).filter { $0.saturation >= ChromaLayout.saturationFloor && $1.saturation >= ChromaLayout.saturationFloor }
-            .map { $1.saturation / $0.saturation }.sorted()
-        let ratio = ratios.isEmpty ? 1 : ratios[ratios.count / 2]
-        let resaturated = a.map { colour in
-            let luma = 0.299 * colour.red + 0.587 * colour.green + 0.114 * colour.blue
-            return Colour(luma: luma, cb: colour.cb * ratio, cr: colour.cr * ratio)
-        }
-        let channels: [KeyPath<Colour, Float>] = [\.red, \.green, \.blue]
-        guard let asIs = largestDisagreement(a, b, channels: channels) else { return nil }
-        return min(asIs, largestDisagreement(resaturated, b, channels: channels) ?? asIs)
-    }
-
-    /// The largest share of disagreeing orders over `channels`, nil when none has `minimumPairs`.
-    private static func largestDisagreement(_ a: [Colour], _ b: [Colour], channels: [KeyPath<Colour, Float>]) -> Float? {
-        var largest: Float?
-        let count = a.count
-        for channel in channels {
-            // Read out once: a key path read in the pair loop costs more than the comparison.
-            let valuesA = a.map { $0[keyPath: channel] }, valuesB = b.map { $0[keyPath: channel] }
-            var clear = 0, disagreeing = 0
-            for i in 0..<count {
-                for j in (i + 1)..<count {
-                    let stepA = valuesA[i] - valuesA[j], stepB = valuesB[i] - valuesB[j]
-                    guard abs(stepA) > clearDifference, abs(stepB) > clearDifference else { continue }
-                    clear += 1
-                    if (stepA > 0) != (stepB > 0) { disagreeing += 1 }
-                }
-            }
-            guard clear >= minimumPairs else { continue }
-            largest = max(largest ?? 0, Float(disagreeing) / Float(clear))
-        }
-        return largest
+        guard bothColoured(a, b), let asIs = largestDisagreement(a, b) else { return nil }
+        return min(asIs, largestDisagreement(resaturated(a, towards: b), b) ?? asIs)
     }
 
     /// Whether the windows' colour orders say they are different pictures (`discordance` over
-    /// `discordanceLimit`).
+    /// `discordanceLimit`). Asked of every pair about to be called near, so it stops as soon
+    /// as the answer is known: the orders as they are within the limit (most edits) need no
+    /// resaturated comparison, and one channel past it is enough either way.
     public static func disagree(_ a: [Colour], _ b: [Colour]) -> Bool {
-        discordance(a, b).map { $0 > discordanceLimit } ?? false
+        precondition(a.count == b.count)
+        guard bothColoured(a, b), exceedsLimit(a, b) == true else { return false }
+        // The resaturated orders decide only if they too have channels to compare.
+        return exceedsLimit(resaturated(a, towards: b), b) ?? true
+    }
+
+    private static func bothColoured(_ a: [Colour], _ b: [Colour]) -> Bool {
+        func coloured(_ cells: [Colour]) -> Bool {
+            Float(cells.filter { $0.saturation >= ChromaLayout.saturationFloor }.count) >= ChromaLayout.minimumColouredShare * Float(cells.count)
+        }
+        return !a.isEmpty && coloured(a) && coloured(b)
+    }
+
+    /// `a`'s colours moved towards or away from gray by the pair's saturation ratio (the median
+    /// over cells coloured in both).
+    private static func resaturated(_ a: [Colour], towards b: [Colour]) -> [Colour] {
+        let ratios = zip(a, b).filter { $0.saturation >= ChromaLayout.saturationFloor && $1.saturation >= ChromaLayout.saturationFloor }
+            .map { $1.saturation / $0.saturation }.sorted()
+        let ratio = ratios.isEmpty ? 1 : ratios[ratios.count / 2]
+        return a.map { colour in
+            let luma = 0.299 * colour.red + 0.587 * colour.green + 0.114 * colour.blue
+            return Colour(luma: luma, cb: colour.cb * ratio, cr: colour.cr * ratio)
+        }
+    }
+
+    /// Red, green and blue, by number.
+    private static let channels = 0..<3
+
+    private static func value(_ colour: Colour, _ channel: Int) -> Float {
+        channel == 0 ? colour.red : channel == 1 ? colour.green : colour.blue
+    }
+
+    /// The share of disagreeing orders of `channel`'s clearly ordered pairs, nil under
+    /// `minimumPairs` of them.
+    private static func disagreement(_ a: [Colour], _ b: [Colour], channel: Int) -> Float? {
+        // Read out once, for a tight pair loop.
+        let valuesA = a.map { value($0, channel) }, valuesB = b.map { value($0, channel) }
+        var clear = 0, disagreeing = 0
+        for i in 0..<a.count {
+            for j in (i + 1)..<a.count {
+                let stepA = valuesA[i] - valuesA[j], stepB = valuesB[i] - valuesB[j]
+                guard abs(stepA) > clearDifference, abs(stepB) > clearDifference else { continue }
+                clear += 1
+                if (stepA > 0) != (stepB > 0) { disagreeing += 1 }
+            }
+        }
+        return clear >= minimumPairs ? Float(disagreeing) / Float(clear) : nil
+    }
+
+    /// The largest share of disagreeing orders over the channels, nil when none has `minimumPairs`.
+    private static func largestDisagreement(_ a: [Colour], _ b: [Colour]) -> Float? {
+        channels.compactMap { disagreement(a, b, channel: $0) }.max()
+    }
+
+    /// Whether `largestDisagreement` is over `discordanceLimit` (nil when it is nil), from the
+    /// first channel past it.
+    private static func exceedsLimit(_ a: [Colour], _ b: [Colour]) -> Bool? {
+        var compared = false
+        for channel in channels {
+            guard let share = disagreement(a, b, channel: channel) else { continue }
+            if share > discordanceLimit { return true }
+            compared = true
+        }
+        return compared ? false : nil
     }
 }

@@ -207,8 +207,9 @@ struct Grouper: Sendable {
         @Sendable func subject(_ row: Int32) -> GroupingPhoto { Self.subject(row, photos, representatives, loaded) }
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
-                                       progress: { progress?.advance(by: $0) }, initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64]()) }) { range, found in
-            var cache = LayoutCellCache()
+                                       progress: { progress?.advance(by: $0) },
+                                       initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64](), cache: LayoutCellCache()) }) { range, found in
+            // A thread's cache serves all its chunks: the next chunk's pairs meet the same photos.
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound
             // A pair is judged whole, by the chunk its first pairing falls in: the pairings of
@@ -226,7 +227,7 @@ struct Grouper: Sendable {
                                                            : Pairing(slotA: Int(candidate.slotB), slotB: Int(candidate.slotA)))
                     index += 1
                 }
-                let relation = judge.relation(subject(first.a), subject(first.b), pairings: pairings, rows: (first.a, first.b), cache: &cache)
+                let relation = judge.relation(subject(first.a), subject(first.b), pairings: pairings, rows: (first.a, first.b), cache: &found.cache)
                 switch relation {
                 case .near?: found.near.append(key)
                 case .similar?: found.similar.append(key)
