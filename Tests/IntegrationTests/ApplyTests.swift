@@ -124,7 +124,10 @@ struct ApplyTests {
         let (scratch, library, db) = try await Self.analysedLibrary()
         let before = try Tree(library)
         let target = scratch.path + "/culled"
-        let child = try Child("cull", ["apply", "--db", db, "--move-to", target], environment: ["CULL_APPLY_FAULTS": "move-delay-ms=200"],
+        // A second a move: the poll below, on a loaded machine running the other suites beside
+        // this one, can come seconds late, and must still find the apply midway (at 200 ms a
+        // move, one CI run saw all 26 moves done before the kill).
+        let child = try Child("cull", ["apply", "--db", db, "--move-to", target], environment: ["CULL_APPLY_FAULTS": "move-delay-ms=1000"],
                               in: scratch.path)
         var manifest: String?
         try? await waitUntil("four moves in the manifest", timeout: .seconds(60)) {
