@@ -143,4 +143,32 @@ struct ColourOrderTests {
         let gray = cells.map { ColourOrder.Colour(luma: 0.299 * $0.red + 0.587 * $0.green + 0.114 * $0.blue, cb: 0, cr: 0) }
         #expect(ColourOrder.discordance(cells, gray) == nil)
     }
+
+    @Test("disagree, which stops once its answer is known, says what the discordance says: over the limit")
+    func disagreeIsTheDiscordanceOverTheLimit() {
+        // Random windows: independent pictures, copies with some cells reordered, gray ones
+        // (no answer), and flat ones (few clear pairs): every path through the early stops.
+        var random = SplitMix64(seed: 23)
+        var over = 0, under = 0, silent = 0
+        for trial in 0..<600 {
+            func window(_ saturation: Float) -> [ColourOrder.Colour] {
+                (0..<36).map { _ in
+                    ColourOrder.Colour(luma: Float.random(in: 20...235, using: &random),
+                                       cb: Float.random(in: -1...1, using: &random) * saturation,
+                                       cr: Float.random(in: -1...1, using: &random) * saturation)
+                }
+            }
+            let a = window(trial % 5 == 0 ? 2 : 60)
+            var b = trial % 2 == 0 ? window(60) : Self.mapped(a) { ($0 * 1.1, $1, $2 * 0.9) }
+            for index in 0..<(trial % 13) { b[(index * 7 + trial) % 36] = window(60)[0] }
+            let discordance = ColourOrder.discordance(a, b)
+            #expect(ColourOrder.disagree(a, b) == (discordance.map { $0 > ColourOrder.discordanceLimit } ?? false), "trial \(trial)")
+            switch discordance {
+            case nil: silent += 1
+            case let value? where value > ColourOrder.discordanceLimit: over += 1
+            default: under += 1
+            }
+        }
+        #expect(over > 50 && under > 50 && silent > 50, "over \(over), under \(under), no answer \(silent)")
+    }
 }

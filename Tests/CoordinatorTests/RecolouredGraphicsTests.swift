@@ -77,6 +77,24 @@ struct RecolouredGraphicsTests {
         #expect(PairJudge().relation(a, b, whole) == .distinct, "\(what)")
     }
 
+    @Test("two plain graphics are judged the same whatever order their pairings come in (rules 17)")
+    func orderOfPairings() throws {
+        // A copy cut to a window and the two graphics whose second box differs: every pairing
+        // candidate search can make, in its order and reversed, and with the whole frames first.
+        let pairs = [
+            (try analysed(1, Self.magenta), try analysed(2, Self.magenta.cropped(x: 24, y: 18, width: 432, height: 324)), PairRelation?.some(.near)),
+            (try analysed(3, Self.magenta), try analysed(4, Self.blue), PairRelation?.some(.distinct)),
+        ]
+        let judge = PairJudge()
+        for (a, b, expected) in pairs {
+            let pairings = AnalysedRows.pairings(a, b)
+            for order in [pairings, pairings.reversed(), pairings.sorted { ($0.slotA + $0.slotB) > ($1.slotA + $1.slotB) }] {
+                var cache = LayoutCellCache()
+                #expect(judge.relation(a, b, pairings: order, rows: (0, 1), cache: &cache) == expected, "\(a.id)–\(b.id), first \(order[0])")
+            }
+        }
+    }
+
     @Test("colour edits of a plain graphic are edits: near", arguments: RecolouredGraphicsTests.edits.indices)
     func editsStayNear(_ index: Int) throws {
         let edit = Self.edits[index]
