@@ -40,12 +40,8 @@ extension PairJudge {
     /// The verdict on the pairing's windows' `maskCells`, worked out once for both limits.
     static func plainGraphicsVerdict(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?) -> PlainGraphicsVerdict {
         guard let plain = plainWindows(cellsA, cellsB) else { return .oneEdit }
-        func colours(within limits: ShapeColours.Limits) -> ShapeColours.Comparison? {
-            ShapeColours.compare(plain.a, background: plain.backgroundA.colour, foreground: plain.backgroundA.foreground,
-                                 plain.b, background: plain.backgroundB.colour, foreground: plain.backgroundB.foreground, within: limits)
-        }
-        guard let oneEdit = colours(within: .oneEdit), oneEdit.disagrees(within: .oneEdit) else { return .oneEdit }
-        guard let twoEdits = colours(within: .twoEdits), twoEdits.disagrees(within: .twoEdits) else { return .unsure }
+        guard let oneEdit = compare(plain, within: .oneEdit), oneEdit.disagrees(within: .oneEdit) else { return .oneEdit }
+        guard let twoEdits = compare(plain, within: .twoEdits), twoEdits.disagrees(within: .twoEdits) else { return .unsure }
         return .differ
     }
 
@@ -71,16 +67,22 @@ extension PairJudge {
     /// nil otherwise.
     static func plainGraphicColours(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
                                     within limits: ShapeColours.Limits) -> ShapeColours.Comparison? {
-        guard let plain = plainWindows(maskCells(a, pairing.slotA), maskCells(b, pairing.slotB)) else { return nil }
-        return ShapeColours.compare(plain.a, background: plain.backgroundA.colour, foreground: plain.backgroundA.foreground,
-                                    plain.b, background: plain.backgroundB.colour, foreground: plain.backgroundB.foreground, within: limits)
+        plainWindows(maskCells(a, pairing.slotA), maskCells(b, pairing.slotB)).flatMap { compare($0, within: limits) }
+    }
+
+    /// Two plain graphics' windows: their cells and plain backgrounds (`ColourMask.background`).
+    typealias PlainWindows = (a: [ColourMask.Cell], backgroundA: (colour: ColourMask.Cell, foreground: [Bool]),
+                              b: [ColourMask.Cell], backgroundB: (colour: ColourMask.Cell, foreground: [Bool]))
+
+    /// `ShapeColours`' comparison of two plain graphics' windows.
+    private static func compare(_ plain: PlainWindows, within limits: ShapeColours.Limits) -> ShapeColours.Comparison? {
+        ShapeColours.compare(plain.a, background: plain.backgroundA.colour, foreground: plain.backgroundA.foreground,
+                             plain.b, background: plain.backgroundB.colour, foreground: plain.backgroundB.foreground, within: limits)
     }
 
     /// Two windows' cells with their plain backgrounds, when both are plain graphics (a plain
     /// background, under `plainLayoutCells` cells off it in either); nil otherwise.
-    static func plainWindows(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?)
-        -> (a: [ColourMask.Cell], backgroundA: (colour: ColourMask.Cell, foreground: [Bool]),
-            b: [ColourMask.Cell], backgroundB: (colour: ColourMask.Cell, foreground: [Bool]))? {
+    static func plainWindows(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?) -> PlainWindows? {
         guard let cellsA, let cellsB, let backgroundA = ColourMask.background(cellsA), let backgroundB = ColourMask.background(cellsB) else { return nil }
         let either = zip(backgroundA.foreground, backgroundB.foreground).reduce(0) { $0 + ($1.0 || $1.1 ? 1 : 0) }
         guard either < plainLayoutCells else { return nil }

@@ -73,7 +73,8 @@ struct PairJudge: Sendable {
         var changeSeen: Grouper.Pairing?, coloursDiffer = false, followNoEdit = false
         // Plain graphics are judged on their colours where they line up best (`plainGraphicsVerdict`).
         var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?
-        var plainMode = false, laterConfirming: [(pairing: Grouper.Pairing, ratio: Float)] = []
+        // Once two plain graphics have their first agreeing pairing, the later confirming ones.
+        var laterConfirming: [(pairing: Grouper.Pairing, ratio: Float)] = []
         for pairing in pairings {
             let cellsA = cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) }
             let cellsB = cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) }
@@ -84,12 +85,12 @@ struct PairJudge: Sendable {
                 if difference <= similarConfirmation { break }
                 continue
             }
-            if plainMode {
+            if bestAgreeing != nil {
                 if difference <= limit { laterConfirming.append((pairing, difference / limit)) }
                 continue
             }
             guard difference <= limit, changeSeen == nil else { continue }
-            if Self.strongestChange(cellsA.ranks, cellsB.ranks) < Self.unchangedRanks || !sceneChanged(a, b, pairing) {
+            if !changed(a, b, pairing, cellsA, cellsB) {
                 // The same picture, unless in other colours (a colour variant of one design):
                 // near if any confirming pairing's hues and colour order agree. Two plain graphics
                 // must also agree in colour where they line up best, the confirming pairing of
@@ -104,7 +105,6 @@ struct PairJudge: Sendable {
                     }
                     if plainGraphics == true {
                         bestAgreeing = (pairing, difference / limit)
-                        plainMode = true
                         continue
                     }
                     if !Self.coloursFollowNoEdit(a, b, pairing) { return .near }
@@ -119,14 +119,12 @@ struct PairJudge: Sendable {
         // Two plain graphics: the later confirming pairing that lines them up better than the
         // first, if its colours agree and it shows no change of the scene, is where they are
         // judged. Only that one pairing's change is measured, not every pairing's in turn.
-        if plainMode, let first = bestAgreeing {
+        if let first = bestAgreeing {
             for candidate in laterConfirming.sorted(by: { $0.ratio < $1.ratio }) where candidate.ratio < first.ratio {
                 if Self.coloursDisagree(a, b, candidate.pairing) { continue }
                 let cellsA = cache.cells(row: rows.0, slot: candidate.pairing.slotA) { Self.cells(a, candidate.pairing.slotA) }
                 let cellsB = cache.cells(row: rows.1, slot: candidate.pairing.slotB) { Self.cells(b, candidate.pairing.slotB) }
-                if Self.strongestChange(cellsA.ranks, cellsB.ranks) < Self.unchangedRanks || !sceneChanged(a, b, candidate.pairing) {
-                    bestAgreeing = candidate
-                }
+                if !changed(a, b, candidate.pairing, cellsA, cellsB) { bestAgreeing = candidate }
                 break
             }
         }
@@ -136,7 +134,7 @@ struct PairJudge: Sendable {
             // The windows' colour cells serve both questions.
             let cellsA = Self.maskCells(a, bestAgreeing.pairing.slotA), cellsB = Self.maskCells(b, bestAgreeing.pairing.slotB)
             let verdict = Self.plainGraphicsVerdict(cellsA, cellsB)
-            if verdict == .oneEdit, let cellsA, let cellsB, ColourMap.disagree(cellsA, cellsB) { return nil }
+            if verdict == .oneEdit, Self.coloursFollowNoEdit(cellsA, cellsB) { return nil }
             return Self.relation(verdict)
         }
         if coloursDiffer { return .distinct }
@@ -189,6 +187,13 @@ struct PairJudge: Sendable {
             }
             return largest.reduce(0, +) / Float(kept)
         }
+    }
+
+    /// Whether the pairing's ranked cells moved enough (`strongestChange`) for a change of the
+    /// scene to be measured, and it shows one (`sceneChanged`).
+    func changed(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
+                 _ cellsA: LayoutThumbnail.RankedCells, _ cellsB: LayoutThumbnail.RankedCells) -> Bool {
+        Self.strongestChange(cellsA.ranks, cellsB.ranks) >= Self.unchangedRanks && sceneChanged(a, b, pairing)
     }
 
     /// Whether the windows the pairing matched differ by a change of the scene: a largest
@@ -263,7 +268,12 @@ struct PairJudge: Sendable {
     /// follow no single colour edit, or one that turns hues past 30° (`ColourMap`, rules 13 and 14). Asked only of pairs about to be
     /// called near: other shots of one moment may differ in colour where a subject moved.
     static func coloursFollowNoEdit(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
-        guard let cellsA = maskCells(a, pairing.slotA), let cellsB = maskCells(b, pairing.slotB) else { return false }
+        coloursFollowNoEdit(maskCells(a, pairing.slotA), maskCells(b, pairing.slotB))
+    }
+
+    /// `coloursFollowNoEdit` on the pairing's windows' `maskCells` (false without them).
+    static func coloursFollowNoEdit(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?) -> Bool {
+        guard let cellsA, let cellsB else { return false }
         return ColourMap.disagree(cellsA, cellsB)
     }
 
