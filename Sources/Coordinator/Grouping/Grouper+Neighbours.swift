@@ -24,7 +24,7 @@ extension Grouper {
         var start = 0
         while start < pairs.count {
             let batch = Array(pairs[start..<min(pairs.count, start + neighbourBatch)])
-            let layouts = try features?.layouts(of: Self.ids(of: batch, photos, representatives))
+            let layouts = try features.map { features in try parallelRead(Self.ids(of: batch, photos, representatives), features.layouts) }
             let screened: [(key: UInt64, frames: Float)] = try run(batch, progress: progress, shouldStop: shouldStop) { keys, found in
                 var cache = LayoutCellCache(capacity: 4)
                 for key in keys {
@@ -35,7 +35,9 @@ extension Grouper {
                     }
                 }
             }
-            let windows = try features?.windowHashes(of: Self.ids(of: screened.map(\.key), photos, representatives))
+            let windows = try features.map { features in
+                try parallelRead(Self.ids(of: screened.map(\.key), photos, representatives), features.windowHashes)
+            }
             keys += try run(screened, progress: nil, shouldStop: shouldStop) { screened, found in
                 // A photo's frame and windows, for the pairs after it that share it.
                 var cache = LayoutCellCache(capacity: 16)

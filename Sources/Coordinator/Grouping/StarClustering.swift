@@ -28,8 +28,9 @@
 /// with the warm one, though it is confirmed with every member of both).
 enum StarClustering {
     /// Groups of indexes into `0..<count`, each listed centre first, then its partners in
-    /// `order`; `order` holds every index once, the first to become a centre first; `pairs`
-    /// are the confirmed pairs, `apart` the pairs that must not share a group.
+    /// `order`; `order` holds every index that is in a pair of `pairs` once (it may hold the
+    /// others too: they join no group), the first to become a centre first; `pairs` are the
+    /// confirmed pairs, `apart` the pairs that must not share a group.
     static func clusters(count: Int, pairs: [(Int, Int)], order: [Int], apart: [(Int, Int)] = [],
                          distance: (Int, Int) -> Int = { _, _ in 0 }) -> [[Int]] {
         var partners = [[Int]](repeating: [], count: count)
