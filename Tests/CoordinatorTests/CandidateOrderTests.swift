@@ -30,4 +30,21 @@ struct CandidateOrderTests {
         let keys = reference.map(Grouper.pairKey)
         #expect(keys == keys.sorted(), "pairs lie together, in pair order")
     }
+
+    @Test("the radix sort gives the order of the comparison sort, rows past 16 and 32 bits of a pair key included",
+          arguments: [Int32(300), 70_000, 20_000_000])
+    func radixSort(rows: Int32) {
+        var generator = SplitMix64(seed: UInt64(rows))
+        let slots: [UInt8] = [0, 1, 7, 49, Candidate.mirrorSlot, Candidate.contentSlot]
+        var candidates = Self.candidates
+        for _ in 0..<5_000 {
+            let a = Int32.random(in: 0..<rows, using: &generator), b = Int32.random(in: 0..<rows, using: &generator)
+            candidates.append(Candidate(a: a, b: b, slotA: slots.randomElement(using: &generator)!, slotB: slots.randomElement(using: &generator)!))
+            // Some pairs again, with other pairings and named from the other end.
+            if Bool.random(using: &generator) { candidates.append(Candidate(a: b, b: a, slotA: 0, slotB: slots.randomElement(using: &generator)!)) }
+        }
+        candidates.shuffle(using: &generator)
+        #expect(CandidateSort.sorted(candidates) == candidates.sorted(by: Grouper.candidateOrder))
+        #expect(CandidateSort.sorted([]) == [] && CandidateSort.sorted([candidates[0]]) == [candidates[0]])
+    }
 }

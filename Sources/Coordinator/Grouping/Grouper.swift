@@ -144,8 +144,7 @@ struct Grouper: Sendable {
         progress?.begin(.searching, total: representatives.count)
         var candidates = try searchCandidates(photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
         progress?.begin(.judging, total: candidates.count)
-        candidates.sort(by: Self.candidateOrder)
-        let sorted = candidates
+        let sorted = CandidateSort.sorted(candidates)
         candidates = []
         var near = Set<UInt64>(), similar = Set<UInt64>(), distinct = Set<UInt64>()
         var start = 0
