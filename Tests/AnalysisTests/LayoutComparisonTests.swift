@@ -95,6 +95,42 @@ struct LayoutComparisonTests {
         var generator = SystemRandomNumberGenerator()
         let x = LayoutThumbnail.ranks((0..<144).map { _ in Float.random(in: 0...255, using: &generator) })
         let y = LayoutThumbnail.ranks((0..<144).map { _ in Float.random(in: 0...255, using: &generator) })
-        #expect(LayoutThumbnail.evidenceDifference(x, y) == LayoutThumbnail.difference(x, y))
+        #expect(abs(LayoutThumbnail.evidenceDifference(x, y) - LayoutThumbnail.difference(x, y)) < 1e-5)
+    }
+
+    /// The evidence difference works in integer rank keys; the float difference on the ranks
+    /// of the cells it keeps is the definition it must agree with.
+    @Test("the evidence difference in rank keys agrees with the float difference of the cells kept, flat areas or not")
+    func integerEvidenceDifference() {
+        var generator = SplitMix64(seed: 29)
+        let n = LayoutThumbnail.comparisonSide * LayoutThumbnail.comparisonSide
+        func window(flatShare: Double) -> [Float] {
+            // A plain background on about `flatShare` of the cells, a few gray levels elsewhere
+            // (ties of several cells), the rest textured.
+            (0..<n).map { _ in
+                Double.random(in: 0..<1, using: &generator) < flatShare ? 40
+                    : Bool.random(using: &generator) ? Float(Int.random(in: 0..<6, using: &generator) * 40) : Float.random(in: 0...255, using: &generator)
+            }
+        }
+        var flatCompared = 0
+        for trial in 0..<600 {
+            let share = [0, 0.3, 0.6, 0.9][trial % 4]
+            let a = LayoutThumbnail.RankedCells(LayoutThumbnail.ranks(window(flatShare: share)))
+            let b = LayoutThumbnail.RankedCells(LayoutThumbnail.ranks(window(flatShare: share)))
+            let flat = Int(Double(n) * LayoutThumbnail.flatShare)
+            var expected: Float
+            if a.tieCount >= flat && b.tieCount >= flat {
+                let kept = (0..<n).filter {
+                    !(LayoutThumbnail.RankedCells.key(a.ranks[$0], count: n) == a.tieKey && LayoutThumbnail.RankedCells.key(b.ranks[$0], count: n) == b.tieKey)
+                }
+                expected = kept.count < LayoutThumbnail.minimumEvidence ? 1 : LayoutThumbnail.difference(kept.map { a.ranks[$0] }, kept.map { b.ranks[$0] })
+                flatCompared += 1
+            } else {
+                expected = LayoutThumbnail.difference(a.ranks, b.ranks)
+            }
+            let found = LayoutThumbnail.evidenceDifference(a, b)
+            #expect(abs(found - expected) < 1e-5, "trial \(trial): \(found) against \(expected)")
+        }
+        #expect(flatCompared > 100, "too few windows with flat areas: \(flatCompared)")
     }
 }

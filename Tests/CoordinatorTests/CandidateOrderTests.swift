@@ -31,8 +31,8 @@ struct CandidateOrderTests {
         #expect(keys == keys.sorted(), "pairs lie together, in pair order")
     }
 
-    @Test("the radix sort gives the order of the comparison sort, rows past 16 and 32 bits of a pair key included",
-          arguments: [Int32(300), 70_000, 20_000_000])
+    @Test("the radix sort gives the order of the comparison sort, rows past 16 bits included, and past 2^24 (the comparison sort itself)",
+          arguments: [Int32(300), 70_000, 16_000_000, 20_000_000])
     func radixSort(rows: Int32) {
         var generator = SplitMix64(seed: UInt64(rows))
         let slots: [UInt8] = [0, 1, 7, 49, Candidate.mirrorSlot, Candidate.contentSlot]
@@ -44,7 +44,11 @@ struct CandidateOrderTests {
             if Bool.random(using: &generator) { candidates.append(Candidate(a: b, b: a, slotA: 0, slotB: slots.randomElement(using: &generator)!)) }
         }
         candidates.shuffle(using: &generator)
-        #expect(CandidateSort.sorted(candidates) == candidates.sorted(by: Grouper.candidateOrder))
-        #expect(CandidateSort.sorted([]) == [] && CandidateSort.sorted([candidates[0]]) == [candidates[0]])
+        let expected = candidates.sorted(by: Grouper.candidateOrder)
+        var sorting = candidates
+        #expect(CandidateSort.sorted(&sorting).all == expected)
+        #expect(sorting.isEmpty, "the candidates are let go once their keys are made")
+        var none: [Candidate] = [], one = [candidates[0]]
+        #expect(CandidateSort.sorted(&none).all == [] && CandidateSort.sorted(&one).all == [candidates[0]])
     }
 }

@@ -107,27 +107,34 @@ public enum LayoutThumbnail {
     /// comparison counted both windows' ties again (perf: 3% of a million photos' grouping).
     public struct RankedCells: Sendable {
         public let ranks: [Float]
+        /// Each rank's key (`key`: the rank times 2n, rounded), what `evidenceDifference`
+        /// compares.
+        let keys: [UInt16]
         /// The largest group of cells sharing one rank (a plain area, when it covers
-        /// `flatShare` of them): its key (the rank times 2n, rounded) and how many cells.
+        /// `flatShare` of them): its key and how many cells.
         public let tieKey: Int
         public let tieCount: Int
 
         public init(_ ranks: [Float]) {
             self.ranks = ranks
             let n = ranks.count
+            precondition(2 * n <= Int(UInt16.max), "too many cells for 16-bit rank keys")
             // A rank is (start + end - 1) / 2 / n for the tie at sorted positions start..<end:
             // times 2n, an integer below 2n, so ties are counted in an array, not a dictionary.
             var bestKey = 0, bestCount: Int32 = 0
-            if n > 0 {
+            keys = [UInt16](unsafeUninitializedCapacity: n) { keys, initialized in
+                guard n > 0 else { return }
                 withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * n) { counts in
                     counts.initialize(repeating: 0)
-                    for rank in ranks {
+                    for (index, rank) in ranks.enumerated() {
                         let k = Self.key(rank, count: n)
+                        keys[index] = UInt16(k)
                         let count = counts[k] &+ 1
                         counts[k] = count
                         if count > bestCount { bestKey = k; bestCount = count }
                     }
                 }
+                initialized = n
             }
             tieKey = bestKey
             tieCount = Int(bestCount)
@@ -158,27 +165,52 @@ public enum LayoutThumbnail {
         evidenceDifference(RankedCells(a), RankedCells(b))
     }
 
-    /// The same, for windows whose ties are worked out.
+    /// The same, for windows whose ties are worked out. Worked out on the rank keys, in
+    /// integers: each cell's error is a whole number of half-steps of rank (|kA − kB|, below
+    /// 2n), the errors left out are the largest, counted off a histogram, and the rest are
+    /// summed exactly. `difference` on the ranks themselves (floats, the largest found by
+    /// insertion) gives the same value to within float rounding, at several times the cost:
+    /// the judge compares 4.6 million pairings at a million photos.
     public static func evidenceDifference(_ a: RankedCells, _ b: RankedCells) -> Float {
-        precondition(a.ranks.count == b.ranks.count && !a.ranks.isEmpty)
-        let n = a.ranks.count
-        return a.ranks.withUnsafeBufferPointer { ranksA in
-            b.ranks.withUnsafeBufferPointer { ranksB in
-                let flat = Int(Double(n) * flatShare)
-                guard a.tieCount >= flat, b.tieCount >= flat else { return difference(ranksA, ranksB) }
-                // The cells outside the shared flat area, in one scratch (no arrays a call: the
-                // judge compares millions of windows).
-                return withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * n) { kept in
-                    var count = 0
-                    for index in 0..<n
-                    where !(RankedCells.key(ranksA[index], count: n) == a.tieKey && RankedCells.key(ranksB[index], count: n) == b.tieKey) {
-                        kept[count] = ranksA[index]
-                        kept[n + count] = ranksB[index]
-                        count += 1
+        precondition(a.keys.count == b.keys.count && !a.keys.isEmpty)
+        let n = a.keys.count
+        let flat = Int(Double(n) * flatShare)
+        let leaveOutFlat = a.tieCount >= flat && b.tieCount >= flat
+        return a.keys.withUnsafeBufferPointer { keysA in
+            b.keys.withUnsafeBufferPointer { keysB in
+                // How many cells have each error, on the stack (no arrays a call).
+                withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * n) { histogram in
+                    histogram.initialize(repeating: 0)
+                    var total = 0, count = 0, largest = 0
+                    if leaveOutFlat {
+                        // The cells outside the flat area both windows share.
+                        let tieA = UInt16(a.tieKey), tieB = UInt16(b.tieKey)
+                        for index in 0..<n where !(keysA[index] == tieA && keysB[index] == tieB) {
+                            let error = abs(Int(keysA[index]) - Int(keysB[index]))
+                            total += error
+                            histogram[error] &+= 1
+                            largest = max(largest, error)
+                            count += 1
+                        }
+                        guard count >= minimumEvidence else { return 1 }
+                    } else {
+                        for index in 0..<n {
+                            let error = abs(Int(keysA[index]) - Int(keysB[index]))
+                            total += error
+                            histogram[error] &+= 1
+                            largest = max(largest, error)
+                        }
+                        count = n
                     }
-                    guard count >= minimumEvidence else { return 1 }
-                    if count == n { return difference(ranksA, ranksB) }
-                    return difference(UnsafeBufferPointer(rebasing: kept[..<count]), UnsafeBufferPointer(rebasing: kept[n..<(n + count)]))
+                    let kept = max(1, Int(Double(count) * (1 - trimmedShare)))
+                    var left = count - kept, error = largest
+                    while left > 0 && error > 0 {
+                        let taken = min(left, Int(histogram[error]))
+                        total -= taken * error
+                        left -= taken
+                        error -= 1
+                    }
+                    return Float(Double(total) / Double(2 * n) / Double(kept))
                 }
             }
         }

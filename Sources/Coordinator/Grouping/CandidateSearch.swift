@@ -185,6 +185,24 @@ struct CandidateSearch: Sendable {
     /// hashes then hold only the overlay windows); throws what the source throws.
     func candidates(threads: Int, rows: [Int]? = nil, cropWindows: CropWindowSource?, shouldStop: @escaping @Sendable () -> Bool = { false },
                     progress: @escaping @Sendable (Int) -> Void = { _ in }) throws -> [Candidate] {
+        var parts = try candidateParts(threads: threads, rows: rows, cropWindows: cropWindows, shouldStop: shouldStop, progress: progress)
+        // Merged into one array of exactly the size needed, each part let go once copied: at a
+        // million photos the parts and the merged array are 55 MB each, and growing the merged
+        // array for the content candidates doubled it (measured: the search's peak RSS).
+        var all: [Candidate] = []
+        all.reserveCapacity(parts.reduce(0) { $0 + $1.count })
+        for index in parts.indices {
+            all.append(contentsOf: parts[index])
+            parts[index] = []
+        }
+        return all
+    }
+
+    /// The same candidates in the parts the search's threads found them in (each part in no
+    /// particular order): grouping packs them for sorting part by part (`CandidateSort`)
+    /// rather than merge them first.
+    func candidateParts(threads: Int, rows: [Int]? = nil, cropWindows: CropWindowSource?, shouldStop: @escaping @Sendable () -> Bool = { false },
+                        progress: @escaping @Sendable (Int) -> Void = { _ in }) throws -> [[Candidate]] {
         // Rows of a chunk are consecutive unless a sample of rows is searched.
         precondition(cropWindows == nil || rows == nil, "a crop window source reads consecutive rows")
         let plan = hashes.plan
@@ -226,18 +244,8 @@ struct CandidateSearch: Sendable {
                 }
             }
         }
-        // Merged into one array of exactly the size needed, each part let go once copied: at a
-        // million photos the parts and the merged array are 55 MB each, and growing the merged
-        // array for the content candidates doubled it (measured: the search's peak RSS).
-        let contents = contentCandidates(plan: plan)
-        var all: [Candidate] = []
-        all.reserveCapacity(parts.reduce(contents.count) { $0 + $1.count })
-        for index in parts.indices {
-            all.append(contentsOf: parts[index])
-            parts[index] = []
-        }
-        all.append(contentsOf: contents)
-        return all
+        parts.append(contentCandidates(plan: plan))
+        return parts
     }
 
     /// One row against the frame index, query by query: for plans that search the tables exactly

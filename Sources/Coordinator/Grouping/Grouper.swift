@@ -142,10 +142,9 @@ struct Grouper: Sendable {
                              progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws
         -> (near: [(Int, Int)], similar: [(Int, Int)], distinct: [(Int, Int)]) {
         progress?.begin(.searching, total: representatives.count)
-        var candidates = try searchCandidates(photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
-        progress?.begin(.judging, total: candidates.count)
-        let sorted = CandidateSort.sorted(candidates)
-        candidates = []
+        var parts = try searchCandidates(photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
+        progress?.begin(.judging, total: parts.reduce(0) { $0 + $1.count })
+        let sorted = CandidateSort.sorted(parts: &parts)
         var near = Set<UInt64>(), similar = Set<UInt64>(), distinct = Set<UInt64>()
         var start = 0
         while start < sorted.count {
@@ -171,16 +170,17 @@ struct Grouper: Sendable {
     /// million at pipeline 3's plan) in 13 batches.
     var judgeBatch = 262_144
 
-    /// Candidate search over the representatives; its hashes and tables are released on return.
+    /// Candidate search over the representatives, in the parts its threads found them in; its
+    /// hashes and tables are released on return.
     private func searchCandidates(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
-                                  progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws -> [Candidate] {
+                                  progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws -> [[Candidate]] {
         let plan = planWithThreshold
         let advance: @Sendable (Int) -> Void = { progress?.advance(by: $0) }
         if let features {
             // The crop windows are read a chunk of rows at a time while the search runs.
             let ids = representatives.map { photos[$0].id }
             let hashes = try features.candidateHashes(of: ids, plan: plan, holdingCropWindows: false)
-            let candidates = try CandidateSearch(hashes).candidates(threads: threads, cropWindows: { range in
+            let candidates = try CandidateSearch(hashes).candidateParts(threads: threads, cropWindows: { range in
                 try features.cropWindows(of: ids[range], plan: plan)
             }, shouldStop: shouldStop, progress: advance)
             if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
@@ -193,17 +193,21 @@ struct Grouper: Sendable {
             hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
                           content: photo.contentBox == nil ? nil : photo.contentPHash)
         }
-        let candidates = CandidateSearch(hashes).candidates(threads: threads, shouldStop: shouldStop, progress: advance)
+        let candidates = try CandidateSearch(hashes).candidateParts(threads: threads, cropWindows: nil, shouldStop: shouldStop, progress: advance)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
         return candidates
     }
 
     /// One batch of sorted candidates judged on `threads` threads, by pair key.
-    private func judge(_ sorted: [Candidate], _ batch: Range<Int>, _ photos: [GroupingPhoto], _ representatives: [Int],
+    private func judge(_ sorted: SortedCandidates, _ batch: Range<Int>, _ photos: [GroupingPhoto], _ representatives: [Int],
                        features: (any GroupingFeatureSource)?, progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws
         -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
         var rows = Set<Int32>()
-        for candidate in sorted[batch] { rows.insert(candidate.a); rows.insert(candidate.b) }
+        for index in batch {
+            let candidate = sorted[index]
+            rows.insert(candidate.a)
+            rows.insert(candidate.b)
+        }
         let loaded = try features.map { features in try parallelRead(rows.map { photos[representatives[Int($0)]].id }, features.layouts) }
         @Sendable func subject(_ row: Int32) -> GroupingPhoto { Self.subject(row, photos, representatives, loaded) }
         let judge = self.judge
