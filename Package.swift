@@ -43,6 +43,8 @@ let package = Package(
             name: "CSystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
+        // glibc's <malloc.h>: grouping hands the pages its batches freed back (malloc_trim).
+        .systemLibrary(name: "CMalloc"),
         .systemLibrary(
             name: "CTurboJPEG",
             pkgConfig: "libturbojpeg",
@@ -128,6 +130,7 @@ let package = Package(
             dependencies: [
                 "Shared",
                 "CZeroMQ",
+                "CMalloc",
                 "Analysis",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C API, for the walk's per-file lookup (RawStatement).

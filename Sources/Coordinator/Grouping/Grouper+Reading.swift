@@ -1,3 +1,5 @@
+import CMalloc
+
 extension Grouper {
     /// `read` over `ids` in parts on `threads` threads, what it found merged: the layouts and
     /// window hashes a batch needs are read while both cores are free to read them. Read on the
@@ -23,6 +25,18 @@ extension Grouper {
         var merged = parts[largest].values
         for index in parts.indices where index != largest { merged.merge(parts[index].values) { first, _ in first } }
         return merged
+    }
+}
+
+extension Grouper {
+    /// Hands the pages a finished batch freed back to the system. Each `ParallelChunks` run
+    /// starts its helper thread anew, and glibc gives a new thread whichever of its arenas
+    /// comes next: a batch's layouts, read on both threads, are freed into several arenas, and
+    /// an arena gives back only what lies at its top. Without this the coordinator's RSS grew
+    /// batch by batch through judging: the end-to-end library's first run peaked at 1,000 MiB
+    /// (sampled every 0.25 s) against 575 MiB before its reads were split.
+    static func returnFreedMemory() {
+        _ = malloc_trim(0)
     }
 }
 

@@ -151,6 +151,7 @@ struct Grouper: Sendable {
             var end = features == nil ? sorted.count : min(sorted.count, start + judgeBatch)
             while end < sorted.count, Self.pairKey(sorted[end]) == Self.pairKey(sorted[end - 1]) { end += 1 }
             let found = try judge(sorted, start..<end, photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
+            if features != nil { Self.returnFreedMemory() }  // the batch's layouts
             near.formUnion(found.near)
             similar.formUnion(found.similar)
             distinct.formUnion(found.distinct)
