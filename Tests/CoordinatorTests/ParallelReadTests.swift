@@ -38,6 +38,22 @@ struct ParallelReadTests {
         }
     }
 
+    @Test("a read told to stop throws rather than hand back part of the batch")
+    func stopped() {
+        let parts = Atomic<Int>(0)
+        var grouper = Grouper()
+        grouper.threads = 2
+        #expect(throws: CancellationError.self) {
+            _ = try grouper.parallelRead(ids, shouldStop: { parts.load(ordering: .relaxed) >= 2 }) { part in
+                parts.add(1, ordering: .relaxed)
+                return Dictionary(uniqueKeysWithValues: part.map { ($0, $0) })
+            }
+        }
+        // Parts of 2,500 ids: 8 in all, and no part begun once two were done but the ones
+        // each thread had already taken.
+        #expect(parts.load(ordering: .relaxed) < 8)
+    }
+
     @Test("one thread, or few ids, is one read")
     func oneRead() throws {
         let calls = Atomic<Int>(0)

@@ -27,7 +27,7 @@ extension Grouper {
         while start < pairs.count {
             if start > 0, features != nil { Self.returnFreedMemory() }
             let batch = Array(pairs[start..<min(pairs.count, start + neighbourBatch)])
-            let layouts = try features.map { features in try parallelRead(Self.ids(of: batch, photos, representatives), features.layouts) }
+            let layouts = try features.map { features in try parallelRead(Self.ids(of: batch, photos, representatives), shouldStop: shouldStop, features.layouts) }
             let screened: [(key: UInt64, frames: Float)] = try run(batch, progress: progress, shouldStop: shouldStop) { keys, found in
                 var cache = LayoutCellCache(capacity: 4)
                 for key in keys {
@@ -39,7 +39,7 @@ extension Grouper {
                 }
             }
             let windows = try features.map { features in
-                try parallelRead(Self.ids(of: screened.map(\.key), photos, representatives), features.windowHashes)
+                try parallelRead(Self.ids(of: screened.map(\.key), photos, representatives), shouldStop: shouldStop, features.windowHashes)
             }
             keys += try run(screened, progress: nil, shouldStop: shouldStop) { screened, found in
                 // A photo's frame and windows, for the pairs after it that share it.

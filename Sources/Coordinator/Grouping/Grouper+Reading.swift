@@ -5,13 +5,17 @@ extension Grouper {
     /// window hashes a batch needs are read while both cores are free to read them. Read on the
     /// calling thread alone they were about a tenth of a million photos' grouping with the
     /// other core idle. A store on a `DatabasePool` reads the parts in parallel; one on a
-    /// `DatabaseQueue` (tests) takes them in turn. The first error any part meets is thrown.
-    func parallelRead<Value: Sendable>(_ ids: [Int64], _ read: @escaping @Sendable ([Int64]) throws -> [Int64: Value]) throws -> [Int64: Value] {
+    /// `DatabaseQueue` (tests) takes them in turn. The first error any part meets is thrown;
+    /// `CancellationError` once `shouldStop` says so (asked between parts), since what was
+    /// read is then partial.
+    func parallelRead<Value: Sendable>(_ ids: [Int64], shouldStop: @escaping @Sendable () -> Bool = { false },
+                                       _ read: @escaping @Sendable ([Int64]) throws -> [Int64: Value]) throws -> [Int64: Value] {
         // Parts big enough that a query's cost is its rows, enough of them that a slow part
         // does not leave the other thread waiting long.
         let part = max(2_000, ids.count / (4 * max(1, threads)))
         guard threads > 1, ids.count > part else { return try read(ids) }
-        let parts = ParallelChunks.run(count: ids.count, threads: threads, chunk: part, initial: { PartRead<Value>() }) { range, found in
+        let parts = ParallelChunks.run(count: ids.count, threads: threads, chunk: part, shouldStop: shouldStop,
+                                       initial: { PartRead<Value>() }) { range, found in
             guard found.error == nil else { return }
             do {
                 found.values.merge(try read(Array(ids[range]))) { first, _ in first }
@@ -20,6 +24,7 @@ extension Grouper {
             }
         }
         if let error = parts.lazy.compactMap({ $0.error }).first { throw error }
+        if shouldStop() { throw CancellationError() }
         // Into the largest part: the fewest entries moved.
         guard let largest = parts.indices.max(by: { parts[$0].values.count < parts[$1].values.count }) else { return [:] }
         var merged = parts[largest].values

@@ -86,7 +86,7 @@ struct Grouper: Sendable {
         // The distances a listing shows use the window hashes: read for group members only.
         var listed = Set(components.joined())
         for (a, b) in similarPairs { listed.insert(representatives[a]); listed.insert(representatives[b]) }
-        let windows = try features.map { features in try parallelRead(listed.map { photos[$0].id }, features.windowHashes) } ?? [:]
+        let windows = try features.map { features in try parallelRead(listed.map { photos[$0].id }, shouldStop: shouldStop, features.windowHashes) } ?? [:]
         var groups: [PhotoGroup] = components.map { members in
             let allIdentical = Set(members.map { photos[$0].sha256 }).count == 1 && !photos[members[0]].sha256.isEmpty
             return group(allIdentical ? .exact : .near, members: members, photos, windows: windows)
@@ -209,7 +209,7 @@ struct Grouper: Sendable {
             rows.insert(candidate.a)
             rows.insert(candidate.b)
         }
-        let loaded = try features.map { features in try parallelRead(rows.map { photos[representatives[Int($0)]].id }, features.layouts) }
+        let loaded = try features.map { features in try parallelRead(rows.map { photos[representatives[Int($0)]].id }, shouldStop: shouldStop, features.layouts) }
         @Sendable func subject(_ row: Int32) -> GroupingPhoto { Self.subject(row, photos, representatives, loaded) }
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
