@@ -45,10 +45,11 @@ struct CandidateOrderTests {
         }
         candidates.shuffle(using: &generator)
         let expected = candidates.sorted(by: Grouper.candidateOrder)
-        var sorting = candidates
-        #expect(CandidateSort.sorted(&sorting).all == expected)
-        #expect(sorting.isEmpty, "the candidates are let go once their keys are made")
-        var none: [Candidate] = [], one = [candidates[0]]
-        #expect(CandidateSort.sorted(&none).all == [] && CandidateSort.sorted(&one).all == [candidates[0]])
+        // In parts, as the search's threads hand them in.
+        var parts = [Array(candidates[..<1_000]), Array(candidates[1_000...])]
+        #expect(CandidateSort.sorted(parts: &parts).all == expected)
+        #expect(parts.isEmpty, "the candidates are let go once their keys are made")
+        var none: [[Candidate]] = [], one = [[candidates[0]]]
+        #expect(CandidateSort.sorted(parts: &none).all == [] && CandidateSort.sorted(parts: &one).all == [candidates[0]])
     }
 }

@@ -182,26 +182,16 @@ public enum LayoutThumbnail {
                 withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * n) { histogram in
                     histogram.initialize(repeating: 0)
                     var total = 0, count = 0, largest = 0
-                    if leaveOutFlat {
-                        // The cells outside the flat area both windows share.
-                        let tieA = UInt16(a.tieKey), tieB = UInt16(b.tieKey)
-                        for index in 0..<n where !(keysA[index] == tieA && keysB[index] == tieB) {
-                            let error = abs(Int(keysA[index]) - Int(keysB[index]))
-                            total += error
-                            histogram[error] &+= 1
-                            largest = max(largest, error)
-                            count += 1
-                        }
-                        guard count >= minimumEvidence else { return 1 }
-                    } else {
-                        for index in 0..<n {
-                            let error = abs(Int(keysA[index]) - Int(keysB[index]))
-                            total += error
-                            histogram[error] &+= 1
-                            largest = max(largest, error)
-                        }
-                        count = n
+                    let tieA = UInt16(a.tieKey), tieB = UInt16(b.tieKey)
+                    // With flat areas, only the cells outside the one both windows share.
+                    for index in 0..<n where !(leaveOutFlat && keysA[index] == tieA && keysB[index] == tieB) {
+                        let error = abs(Int(keysA[index]) - Int(keysB[index]))
+                        total += error
+                        histogram[error] &+= 1
+                        largest = max(largest, error)
+                        count += 1
                     }
+                    if leaveOutFlat, count < minimumEvidence { return 1 }
                     let kept = max(1, Int(Double(count) * (1 - trimmedShare)))
                     var left = count - kept, error = largest
                     while left > 0 && error > 0 {

@@ -11,14 +11,6 @@
 /// copy of the candidates, took that library's regroup from 0.55 to 1.05 GB. Libraries past
 /// 2^24 photos, or slots past the codes, take the comparison sort.
 enum CandidateSort {
-    /// `candidates` in `Grouper.candidateOrder`; empties `candidates` as soon as their keys
-    /// are made.
-    static func sorted(_ candidates: inout [Candidate]) -> SortedCandidates {
-        var parts = [candidates]
-        candidates = []
-        return sorted(parts: &parts)
-    }
-
     /// The candidates of all `parts` (as the search's threads hand them in) in
     /// `Grouper.candidateOrder`; each part is let go once its keys are made, so the sort
     /// never holds the candidates twice.

@@ -22,10 +22,7 @@ extension Grouper {
         if shouldStop() { throw CancellationError() }
         var keys: [UInt64] = []
         var start = 0
-        // The last batch's layouts and window hashes are freed once its iteration ends.
-        defer { if features != nil { Self.returnFreedMemory() } }
         while start < pairs.count {
-            if start > 0, features != nil { Self.returnFreedMemory() }
             let batch = Array(pairs[start..<min(pairs.count, start + neighbourBatch)])
             let layouts = try features.map { features in try parallelRead(Self.ids(of: batch, photos, representatives), shouldStop: shouldStop, features.layouts) }
             let screened: [(key: UInt64, frames: Float)] = try run(batch, progress: progress, shouldStop: shouldStop) { keys, found in

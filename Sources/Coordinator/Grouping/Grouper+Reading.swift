@@ -7,13 +7,15 @@ extension Grouper {
     /// other core idle. A store on a `DatabasePool` reads the parts in parallel; one on a
     /// `DatabaseQueue` (tests) takes them in turn. The first error any part meets is thrown;
     /// `CancellationError` once `shouldStop` says so (asked between parts), since what was
-    /// read is then partial.
+    /// read is then partial. Before it reads, it hands back what earlier batches' reads freed
+    /// (`returnFreedMemory`).
     func parallelRead<Value: Sendable>(_ ids: [Int64], shouldStop: @escaping @Sendable () -> Bool = { false },
                                        _ read: @escaping @Sendable ([Int64]) throws -> [Int64: Value]) throws -> [Int64: Value] {
         // Parts big enough that a query's cost is its rows, enough of them that a slow part
         // does not leave the other thread waiting long.
         let part = max(2_000, ids.count / (4 * max(1, threads)))
         guard threads > 1, ids.count > part else { return try read(ids) }
+        Self.returnFreedMemory()
         let parts = ParallelChunks.run(count: ids.count, threads: threads, chunk: part, shouldStop: shouldStop,
                                        initial: { PartRead<Value>() }) { range, found in
             guard found.error == nil else { return }
@@ -34,7 +36,8 @@ extension Grouper {
 }
 
 extension Grouper {
-    /// Hands the pages a finished batch freed back to the system. Each `ParallelChunks` run
+    /// Hands the pages finished batches freed back to the system: before each split read, and
+    /// once grouping is done. Each `ParallelChunks` run
     /// starts its helper thread anew, and glibc gives a new thread whichever of its arenas
     /// comes next: a batch's layouts, read on both threads, are freed into several arenas, and
     /// an arena gives back only what lies at its top. Without this the coordinator's RSS grew

@@ -92,6 +92,7 @@ struct Grouper: Sendable {
             return group(allIdentical ? .exact : .near, members: members, photos, windows: windows)
         }
         groups += similarGroups(similarPairs, near: near, representatives: representatives, photos, windows: windows, duplicateGroups: groups)
+        if features != nil { Self.returnFreedMemory() }  // the last batch's reads (`parallelRead`)
         // Stable order: by the keeper's path, duplicates first.
         let pathOf = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0.path) })
         return groups.sorted { ($0.kind == .similar ? 1 : 0, pathOf[$0.keeper]!) < ($1.kind == .similar ? 1 : 0, pathOf[$1.keeper]!) }
@@ -151,7 +152,6 @@ struct Grouper: Sendable {
             var end = features == nil ? sorted.count : min(sorted.count, start + judgeBatch)
             while end < sorted.count, Self.pairKey(sorted[end]) == Self.pairKey(sorted[end - 1]) { end += 1 }
             let found = try judge(sorted, start..<end, photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
-            if features != nil { Self.returnFreedMemory() }  // the batch's layouts
             near.formUnion(found.near)
             similar.formUnion(found.similar)
             distinct.formUnion(found.distinct)
