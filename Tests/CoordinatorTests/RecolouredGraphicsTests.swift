@@ -107,6 +107,35 @@ struct RecolouredGraphicsTests {
         }
     }
 
+    @Test("a crop of a plain graphic is near; cropped and recoloured, matched through a window only, it is not confirmed (rules 19)")
+    func cropAndRecolour() throws {
+        let judge = PairJudge()
+        for original in [Self.magenta, Self.onRed] {
+            // 10% off every side: too much for the whole frames to confirm.
+            let crop = original.cropped(x: 48, y: 36, width: 384, height: 288)
+            let a = try analysed(1, original), plainCrop = try analysed(2, crop)
+            var cache = LayoutCellCache()
+            #expect(judge.relation(a, plainCrop, pairings: AnalysedRows.pairings(a, plainCrop), rows: (0, 1), cache: &cache) == .near)
+            // Edits that move both grounds' colour past `ColourMask.tolerance` (more contrast or
+            // saturation moves the slate ground less: those stay near).
+            for edit in Self.edits where ["brighter", "warm grade"].contains(edit.name) {
+                let b = try analysed(3, FlatGraphicsGroupingTests.edited(crop, edit.edit))
+                let pairings = AnalysedRows.pairings(a, b)
+                let framesConfirm = pairings.contains { pairing in
+                    PairJudge.wholeFrames(pairing)
+                        && LayoutThumbnail.evidenceDifference(PairJudge.cells(a, pairing.slotA), PairJudge.cells(b, pairing.slotB)) <= judge.frameConfirmation
+                }
+                #expect(!framesConfirm, "\(edit.name)")
+                // A window lines them up, and one colour edit explains them: only the ground's
+                // colour holds them back.
+                let windowed = pairings.filter { !PairJudge.wholeFrames($0) && PairJudge.plainGraphicsVerdict(a, b, $0) == .oneEdit }
+                #expect(windowed.contains { !PairJudge.samePlainGround(PairJudge.maskCells(a, $0.slotA), PairJudge.maskCells(b, $0.slotB)) }, "\(edit.name)")
+                var cache = LayoutCellCache()
+                #expect(judge.relation(a, b, pairings: pairings, rows: (0, 2), cache: &cache) == nil, "\(edit.name)")
+            }
+        }
+    }
+
     /// The colour moved away from its gray by `factor` (a saturation slider).
     static func saturation(_ factor: Double) -> Edit {
         { colour in

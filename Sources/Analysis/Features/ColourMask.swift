@@ -31,7 +31,8 @@ public enum ColourMask {
             self.cr = cr
         }
 
-        func distance(to other: Cell) -> Float {
+        /// |ΔY| + |ΔCb| + |ΔCr|, in levels of 255.
+        public func distance(to other: Cell) -> Float {
             abs(luma - other.luma) + abs(cb - other.cb) + abs(cr - other.cr)
         }
     }

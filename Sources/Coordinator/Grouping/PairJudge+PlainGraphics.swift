@@ -55,6 +55,26 @@ extension PairJudge {
         }
     }
 
+    /// Whether two windows show their plain grounds in one colour, within `ColourMask.tolerance`
+    /// (|ΔY| + |ΔCb| + |ΔCr|: the distance within which one window's cells count as its
+    /// ground); true unless both are plain graphics (`plainWindows`). Asked of two plain
+    /// graphics confirmed only through windows, with colours one edit explains (rules 19): a crop
+    /// or an overlay and a colour edit together leave too little of a few flat shapes to tell
+    /// one graphic from another whose shapes landed alike, so such a pair must show its colours
+    /// unedited.
+    ///
+    /// Measured (bench/RESULTS.md, "One ground colour through windows"): of the end-to-end
+    /// library's 307 wrong (keeper, member) pairs under rules 18, 267 go (precision 0.980 to
+    /// 0.998, recall 0.998 kept); `bench/plain-edits.sh` keeps every crop, frame and turn of a
+    /// graphic near (1,158 of 1,350, as before) and gives up 19 of 2,107 colour edits whose
+    /// whole frames do not confirm (a shape with its ground's brightness reorders the layout's
+    /// cells; only a band or a window leaving it out lines them up). A limit of 6 or 24 in
+    /// place of 12 leaves 42 or 60 wrong pairs and keeps 2,085 or 2,095 of the colour edits.
+    static func samePlainGround(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?) -> Bool {
+        guard let plain = plainWindows(cellsA, cellsB) else { return true }
+        return plain.backgroundA.colour.distance(to: plain.backgroundB.colour) <= ColourMask.tolerance
+    }
+
     /// Whether the photo's whole frame is a plain graphic: a plain background (`ColourMask`)
     /// with under `plainLayoutCells` cells off it, and a 16×16 chroma layout. A pair is judged
     /// as plain graphics when both are (`relation`, through `LayoutCellCache.isPlainGraphic`).

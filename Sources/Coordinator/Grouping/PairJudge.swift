@@ -75,12 +75,16 @@ struct PairJudge: Sendable {
         var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?
         // Once two plain graphics have their first agreeing pairing, the later confirming ones.
         var laterConfirming: [(pairing: Grouper.Pairing, ratio: Float)] = []
+        // Whether whole frames (mirrored or not) confirm them: two plain graphics confirmed only
+        // through windows must show one ground colour too (`samePlainGround`, rules 19).
+        var framesConfirm = false
         for pairing in pairings {
             let cellsA = cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) }
             let cellsB = cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) }
             let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
             let limit = limit(pairing)
             if best == nil || difference / limit < best!.difference / best!.limit { best = (pairing, difference, limit) }
+            if Self.wholeFrames(pairing) && difference <= limit { framesConfirm = true }
             if otherShots {
                 if difference <= similarConfirmation { break }
                 continue
@@ -135,6 +139,9 @@ struct PairJudge: Sendable {
             let cellsA = Self.maskCells(a, bestAgreeing.pairing.slotA), cellsB = Self.maskCells(b, bestAgreeing.pairing.slotB)
             let verdict = Self.plainGraphicsVerdict(cellsA, cellsB)
             if verdict == .oneEdit, Self.coloursFollowNoEdit(cellsA, cellsB) { return nil }
+            // Confirmed only through windows (a crop, or a part left out for an overlay), a colour
+            // edit on top leaves a plain graphic too little to be told by: not confirmed.
+            if verdict == .oneEdit, !framesConfirm, !Self.samePlainGround(cellsA, cellsB) { return nil }
             return Self.relation(verdict)
         }
         if coloursDiffer { return .distinct }
@@ -160,9 +167,13 @@ struct PairJudge: Sendable {
     /// The largest difference that confirms `pairing`: `frameConfirmation` for whole frames
     /// (mirrored or not), `windowConfirmation` for any window.
     func limit(_ pairing: Grouper.Pairing) -> Float {
+        Self.wholeFrames(pairing) ? frameConfirmation : windowConfirmation
+    }
+
+    /// Whether the pairing compares the two whole frames, either of them mirrored or not.
+    static func wholeFrames(_ pairing: Grouper.Pairing) -> Bool {
         let mirror = Int(Candidate.mirrorSlot)
-        let wholeFrames = (pairing.slotA == 0 || pairing.slotA == mirror) && (pairing.slotB == 0 || pairing.slotB == mirror)
-        return wholeFrames ? frameConfirmation : windowConfirmation
+        return (pairing.slotA == 0 || pairing.slotA == mirror) && (pairing.slotB == 0 || pairing.slotB == mirror)
     }
 
     /// A pairing whose `strongestChange` is under this moved no region of the frame: `LocalChange`
