@@ -60,6 +60,16 @@ struct GroupingScaleBenchmark {
         print("grouping \(count) photos: \(String(format: "%.2f", seconds)) s, \(String(format: "%.0f", Double(count) / seconds)) photos/s, "
               + "\(groups.count) groups; peak RSS \(rss) MiB before grouping (the light rows and the library's recipes), "
               + "\(CandidateSearchBenchmark.peakRSS()) MiB after; planted copies grouped with their photo: \(together)/\(planted.count)")
+        // A planted family (a photo and its one to three copies) is found when a copy shares the
+        // photo's group; families whose every copy does are found whole.
+        var families: [Int32: (found: Bool, whole: Bool)] = [:]
+        for row in planted {
+            let original = library.copyOf[row], with = groupOf[Int64(row)].map { $0 == groupOf[Int64(original)] } ?? false
+            let family = families[original] ?? (false, true)
+            families[original] = (family.found || with, family.whole && with)
+        }
+        print("grouping \(count) photos: planted families found (a copy in the photo's group): \(families.values.filter(\.found).count)/\(families.count), "
+              + "found whole: \(families.values.filter(\.whole).count)")
         print("grouping \(count) photos, seconds per step: " + stepTimes.map { "\($0.step.name) \(String(format: "%.2f", $0.seconds))" }.joined(separator: ", "))
         // Per edit: planted copies grouped with their photo, and how many went to a similar group.
         var similarOf: Set<Int64> = []

@@ -141,12 +141,17 @@ struct CandidateSearchBenchmark {
         pairs.reserveCapacity(candidates.count)
         for c in candidates { pairs.insert(UInt64(UInt32(min(c.a, c.b))) << 32 | UInt64(UInt32(max(c.a, c.b)))) }
         var found = 0, planted = 0
+        // A family (a photo and its copies) is found when the search pairs one of its copies with the photo.
+        var families: [Int32: Bool] = [:]
         for row in 0..<library.count where library.copyOf[row] >= 0 {
             planted += 1
             let original = Int(library.copyOf[row])
-            if pairs.contains(UInt64(UInt32(min(row, original))) << 32 | UInt64(UInt32(max(row, original)))) { found += 1 }
+            let paired = pairs.contains(UInt64(UInt32(min(row, original))) << 32 | UInt64(UInt32(max(row, original))))
+            if paired { found += 1 }
+            families[library.copyOf[row]] = (families[library.copyOf[row]] ?? false) || paired
         }
-        Self.say("candidates n=\(library.count): planted copies paired with their photo by the \(name): \(found)/\(planted)")
+        Self.say("candidates n=\(library.count): planted copies paired with their photo by the \(name): \(found)/\(planted); "
+                 + "families with a copy paired: \(families.values.filter { $0 }.count)/\(families.count)")
     }
 
     /// The process's peak resident set (VmHWM), in MiB.
