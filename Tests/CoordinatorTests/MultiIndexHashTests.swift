@@ -35,36 +35,30 @@ struct MultiIndexHashTests {
         }
     }
 
-    @Test("a batch of queries finds what each query finds alone, also with two kinds of hash salted into one table",
+    @Test("a batch of queries finds what each query finds alone, with hashes numbered by `ids`",
           arguments: [3, 4, 8])
     func batches(pieces: Int) {
-        let first = Self.hashes(2000, seed: 5), second = Self.hashes(2000, seed: 6)
-        let salts: [UInt64] = [0, 0x9E37_79B9_7F4A_7C15]
-        // Numbered as kind · 10,000 + index: hashes of the other kind are found too, and told apart by number.
-        let index = MultiIndexHash(first + second, ids: first.indices.map { Int32($0) } + second.indices.map { Int32(10_000 + $0) },
-                                   keySalts: first.map { _ in salts[0] } + second.map { _ in salts[1] }, pieces: pieces)
-        let queries = Self.hashes(80, seed: 7) + first.prefix(20) + second.prefix(20)
+        let stored = Self.hashes(4000, seed: 5)
+        // Numbered 10,000 past their index: the numbers reported are the ids given.
+        let index = MultiIndexHash(stored, ids: stored.indices.map { Int32(10_000 + $0) }, pieces: pieces)
+        let queries = Self.hashes(80, seed: 7) + stored.prefix(40)
         let radii = queries.indices.map { UInt8([4, 8, 10][$0 % 3]) }
-        let kinds = queries.indices.map { $0 % 2 }
         var scratch = MultiIndexHash.ProbeScratch()
         for pieceRadius in 0...2 {
             var batched = Set<[Int]>()
-            index.forEachNeighbour(ofBatch: queries, radii: radii, salts: kinds.map { salts[$0] }, pieceRadius: pieceRadius, scratch: &scratch) { query, id, distance in
-                guard id / 10_000 == kinds[query] else { return }
+            index.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, id, distance in
                 #expect(batched.insert([query, id]).inserted, "each hash once per query")
-                #expect(distance == ((kinds[query] == 0 ? first : second)[id % 10_000] ^ queries[query]).nonzeroBitCount)
+                #expect(distance == (stored[id - 10_000] ^ queries[query]).nonzeroBitCount)
             }
             var alone = Set<[Int]>()
             for (query, hash) in queries.enumerated() {
-                index.forEachNeighbour(of: hash, within: Int(radii[query]), pieceRadius: pieceRadius, salt: salts[kinds[query]]) { id, _ in
-                    if id / 10_000 == kinds[query] { alone.insert([query, id]) }
-                }
+                index.forEachNeighbour(of: hash, within: Int(radii[query]), pieceRadius: pieceRadius) { id, _ in alone.insert([query, id]) }
             }
             var expected = Set<[Int]>()
             for (query, hash) in queries.enumerated() {
-                for (position, stored) in (kinds[query] == 0 ? first : second).enumerated()
-                where (stored ^ hash).nonzeroBitCount <= Int(radii[query]) && MultiIndexHash.agreeOnAPiece(stored, hash, pieces: pieces, within: pieceRadius) {
-                    expected.insert([query, kinds[query] * 10_000 + position])
+                for (position, candidate) in stored.enumerated()
+                where (candidate ^ hash).nonzeroBitCount <= Int(radii[query]) && MultiIndexHash.agreeOnAPiece(candidate, hash, pieces: pieces, within: pieceRadius) {
+                    expected.insert([query, 10_000 + position])
                 }
             }
             #expect(expected.count > 50, "the queries have neighbours")

@@ -64,11 +64,10 @@ extension MultiIndexHash {
     /// Calls `body(query, number, distance)` once for every stored hash within `radii[query]`
     /// bits of `queries[query]` that also agrees within `pieceRadius` bits on one whole piece
     /// (what `forEachNeighbour(of:within:pieceRadius:)` finds for each query alone; the calls
-    /// come piece by piece and mask by mask, not query by query). `salts[query]`: the key salt
-    /// of the kind of hash that query looks for (see `init`); empty for none.
-    func forEachNeighbour(ofBatch queries: [UInt64], radii: [UInt8], salts: [UInt64] = [], pieceRadius: Int,
+    /// come piece by piece and mask by mask, not query by query).
+    func forEachNeighbour(ofBatch queries: [UInt64], radii: [UInt8], pieceRadius: Int,
                           scratch: inout ProbeScratch, _ body: (Int, Int, Int) -> Void) {
-        precondition(radii.count == queries.count && (salts.isEmpty || salts.count == queries.count), "one radius (and salt) per query")
+        precondition(radii.count == queries.count, "one radius per query")
         precondition((0...Self.precomputedRadius).contains(pieceRadius), "piece radius 0 to \(Self.precomputedRadius)")
         let m = pieceBits.count, count = self.count
         scratch.reserve(queries: queries.count)
@@ -76,8 +75,7 @@ extension MultiIndexHash {
         for piece in 0..<m {
             let shift = UInt64(pieceShifts[piece]), keyMask = UInt64(1) << UInt64(pieceBits[piece]) - 1
             for query in queries.indices {
-                let salted = queries[query] ^ (salts.isEmpty ? 0 : salts[query])
-                scratch.keys[query] = UInt32(truncatingIfNeeded: (salted >> shift) & keyMask)
+                scratch.keys[query] = UInt32(truncatingIfNeeded: (queries[query] >> shift) & keyMask)
             }
             Self.sortByKey(&scratch, count: queries.count, bits: pieceBits[piece])
             scratch.gatherInKeyOrder(queries, radii: radii)

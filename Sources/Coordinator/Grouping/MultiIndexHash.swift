@@ -67,15 +67,12 @@ struct MultiIndexHash: Sendable {
         return false
     }
 
-    /// `ids`: the number each hash is reported as (default: its index). `keySalts`: per hash, a
-    /// value XORed into it for the table keys only (distances use the hash itself), so that
-    /// hashes of several kinds share one table without crowding the same buckets: hashes of one
-    /// photo's overlapping windows are alike, salted they spread as unrelated ones do. A query
-    /// for one kind passes that kind's salt.
-    init(_ hashes: [UInt64], ids: [Int32]? = nil, keySalts: [UInt64]? = nil, pieces: Int? = nil) {
+    /// `ids`: the number each hash is reported as (default: its index). One kind of hash a table:
+    /// a photo's overlapping windows are alike and would crowd the same buckets of a shared one
+    /// (`CandidateSearch.overlayIndex(position:)` builds a table per overlay window).
+    init(_ hashes: [UInt64], ids: [Int32]? = nil, pieces: Int? = nil) {
         precondition(hashes.count < Int(Int32.max), "too many hashes for one index")
         precondition(ids == nil || ids?.count == hashes.count, "one id per hash")
-        precondition(keySalts == nil || keySalts?.count == hashes.count, "one salt per hash")
         count = hashes.count
         let m = pieces ?? Self.pieceCount(for: hashes.count)
         precondition((3...8).contains(m), "3 to 8 pieces")
@@ -93,12 +90,12 @@ struct MultiIndexHash: Sendable {
         for piece in 0..<m {
             let keys = 1 << bits[piece]
             var counts = [Int32](repeating: 0, count: keys + 1)
-            for index in hashes.indices { counts[key(hashes[index] ^ (keySalts?[index] ?? 0), piece) + 1] += 1 }
+            for hash in hashes { counts[key(hash, piece) + 1] += 1 }
             for k in 1..<counts.count { counts[k] += counts[k - 1] }
             var next = counts
             let base = piece * hashes.count
             for (index, hash) in hashes.enumerated() {
-                let k = key(hash ^ (keySalts?[index] ?? 0), piece)
+                let k = key(hash, piece)
                 let slot = base + Int(next[k])
                 bucketIDs[slot] = ids?[index] ?? Int32(index)
                 bucketHashes[slot] = hash
@@ -149,8 +146,7 @@ struct MultiIndexHash: Sendable {
     /// With `pieceRadius`, every piece is probed at that radius instead: cheaper, and no longer
     /// exact past (pieceRadius + 1) · m − 1 bits: a hash within `radius` is found only if it
     /// also agrees within `pieceRadius` bits on one whole piece.
-    /// `salt`: the key salt of the kind of hash looked for (see `init`).
-    func forEachNeighbour(of query: UInt64, within radius: Int, pieceRadius: Int? = nil, salt: UInt64 = 0, _ body: (Int, Int) -> Void) {
+    func forEachNeighbour(of query: UInt64, within radius: Int, pieceRadius: Int? = nil, _ body: (Int, Int) -> Void) {
         let m = pieceBits.count, count = self.count
         occupied.withUnsafeBufferPointer { occupied in
             offsets.withUnsafeBufferPointer { offsets in
@@ -162,7 +158,7 @@ struct MultiIndexHash: Sendable {
                                     for piece in 0..<m {
                                         let probeRadius = Self.probeRadius(piece: piece, pieces: m, radius: radius, pieceRadius: pieceRadius)
                                         guard probeRadius >= 0 else { continue }
-                                        let key = Int(truncatingIfNeeded: ((query ^ salt) >> UInt64(shifts[piece])) & ((1 << UInt64(bits[piece])) - 1))
+                                        let key = Int(truncatingIfNeeded: (query >> UInt64(shifts[piece])) & ((1 << UInt64(bits[piece])) - 1))
                                         let table = offsetStart[piece], base = piece * count, words = occupiedStart[piece]
                                         // Visits one bucket: every hash within the radius that no earlier piece found.
                                         func visit(_ mask: Int) {
