@@ -14,7 +14,11 @@
 #     through a GroupingFeatureSource as from the store, with the peak RSS and how many planted
 #     copies end in their photo's group. The rows carry their real sources' chroma layouts, so the
 #     judge's colour checks cost what they cost on colour photos; CULL_BENCH_CHROMA=0 leaves
-#     them out (the benchmark before the twenty-second session).
+#     them out (the benchmark before the twenty-second session). The rows' layouts are disguised
+#     by family, so that copies relate to their photo as the real edits made them (Disguise in
+#     Tests/CoordinatorTests/Benchmarks/RealisticLibrary.swift); CULL_BENCH_DISGUISE=tone puts
+#     every row through a tone map of its own (the benchmark before the twenty-fifth session).
+#     Also printed: planted families found, and duplicate groups joining rows of different photos.
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
 # The first run builds the tests in release mode (about 5 minutes on 2 cores).

@@ -40,7 +40,7 @@ struct GroupingScaleBenchmark {
     @Test("group N realistic photos", .enabled(if: !sizes.isEmpty), arguments: sizes)
     func scale(count: Int) throws {
         let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
-        var library = RealisticLibrary.generate(count: count, model: model)
+        var library = RealisticLibrary.generate(count: count, model: model, disguise: Self.environment["CULL_BENCH_DISGUISE"] == "tone" ? .toneMaps : .byFamily)
         // CULL_BENCH_CHROMA=0: rows without colour, as the benchmark's rows were before.
         library.withChroma = Self.environment["CULL_BENCH_CHROMA"] != "0"
         let photos = (0..<count).map(library.lightPhoto)
@@ -70,6 +70,15 @@ struct GroupingScaleBenchmark {
         }
         print("grouping \(count) photos: planted families found (a copy in the photo's group): \(families.values.filter(\.found).count)/\(families.count), "
               + "found whole: \(families.values.filter(\.whole).count)")
+        // Groups joining rows of different photos (not a photo, its copies and its burst shots).
+        func root(_ row: Int) -> Int32 { library.copyOf[row] >= 0 ? library.copyOf[row] : library.burstOf[row] >= 0 ? library.burstOf[row] : Int32(row) }
+        var mixed = 0, strays = 0
+        for group in groups where group.kind != .similar {
+            let roots = group.members.map { root(Int($0.photoID)) }
+            let largest = Dictionary(grouping: roots, by: { $0 }).values.map(\.count).max() ?? 0
+            if largest < roots.count { mixed += 1; strays += roots.count - largest }
+        }
+        print("grouping \(count) photos: duplicate groups joining rows of different photos: \(mixed), rows outside their group's photo: \(strays)")
         print("grouping \(count) photos, seconds per step: " + stepTimes.map { "\($0.step.name) \(String(format: "%.2f", $0.seconds))" }.joined(separator: ", "))
         // Per edit: planted copies grouped with their photo, and how many went to a similar group.
         var similarOf: Set<Int64> = []

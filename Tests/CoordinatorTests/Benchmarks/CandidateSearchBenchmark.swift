@@ -26,7 +26,7 @@ struct CandidateSearchBenchmark {
     @Test("candidate search on N realistic rows", .enabled(if: !sizes.isEmpty), .timeLimit(.minutes(60)), arguments: sizes)
     func scale(count: Int) throws {
         let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
-        let (library, generation) = Self.timed { RealisticLibrary.generate(count: count, model: model) }
+        let (library, generation) = Self.timed { RealisticLibrary.generate(count: count, model: model, disguise: Self.environment["CULL_BENCH_DISGUISE"] == "tone" ? .toneMaps : .byFamily) }
         let planted = library.copyOf.filter { $0 >= 0 }.count
         let bursts = library.burstOf.filter { $0 >= 0 }.count
         Self.say("candidates n=\(count): \(model.originals.values.map(\.count).reduce(0, +)) real originals, \(model.family.values.map(\.count).reduce(0, +)) real edited copies, \(model.transforms.count) edits; \(planted) planted copies, \(bursts) burst shots (generated in \(Self.format(generation)) s)")

@@ -26,6 +26,13 @@ import Foundation
 /// - **Bursts**: a share of photos come with 1 to 4 other shots of the same moment (the same
 ///   sources, a further 6% of the bits flipped): look-alikes close enough to be candidates,
 ///   as a library's bursts and brackets are.
+/// - The **layout** (thumbnail and chroma layout) is the first source's, disguised the same way
+///   for a photo and its copies, so that a copy's layout relates to its photo's as the real
+///   edit made it (`Disguise.byFamily`): a family whose copies all keep every pixel where it
+///   was (tone edits, re-encodes) has its blocks shuffled (`BlockShuffle`), which such edits
+///   commute with; one whose copies move or cover content (crops, mirrors, borders, overlays)
+///   is shown as it is; a distinct photo, and every burst shot on top of its family's way, gets
+///   a random non-monotone tone map (`ToneMap`), so that rows of one source look different.
 ///
 /// Rows are kept as recipes (32 bytes each), not as hashes: any slot of any row is worked out
 /// when asked, so a million rows cost the benchmark little memory of its own.
@@ -40,6 +47,9 @@ struct RealisticLibrary {
     private(set) var masks: [UInt64] = []
     /// Seed of the tone map applied to the row's thumbnail (copies share their photo's).
     private(set) var tones: [UInt32] = []
+    /// How the row's layout is disguised (`Disguise.byFamily`): its family's way, the same for
+    /// a photo, its copies and its burst shots (which are toned on top).
+    private(set) var layouts: [LayoutDisguise] = []
     /// Whole-frame hashes, worked out once (every search reads them).
     private(set) var frames: [UInt64] = []
     /// For planted copies, the row they are a copy of; -1 for distinct photos and bursts.
@@ -85,14 +95,27 @@ struct RealisticLibrary {
     /// edit made them). Without it (`withChroma` false, CULL_BENCH_CHROMA=0) the judge's colour
     /// checks cost nothing, as in the benchmarks before the twenty-second session.
     func chroma(_ row: Int) -> [UInt8] {
-        withChroma ? model.photos[Int(sources[row * Self.chunks])].chroma : []
+        guard withChroma else { return [] }
+        let chroma = model.photos[Int(sources[row * Self.chunks])].chroma
+        guard case .shuffled(let seed) = layouts[row] else { return chroma }
+        return BlockShuffle(seed: seed).chroma(chroma)
     }
 
-    /// The row's layout thumbnail: its first source's, through the row's tone map.
+    /// The row's layout thumbnail: its first source's, through the row's tone map, or shuffled
+    /// (`BlockShuffle`; a burst shot toned too, as another shot of the moment).
     func thumbnail(_ row: Int) -> [UInt8] {
+        var thumbnail = model.photos[Int(sources[row * Self.chunks])].thumbnail
+        switch layouts[row] {
+        case .toned: break
+        case .shown:
+            guard burstOf[row] >= 0 else { return thumbnail }
+        case .shuffled(let seed):
+            thumbnail = BlockShuffle(seed: seed).thumbnail(thumbnail)
+            guard burstOf[row] >= 0 else { return thumbnail }
+        }
         var random = SplitMix64(seed: UInt64(tones[row]))
         let tone = ToneMap(&random)
-        return model.photos[Int(sources[row * Self.chunks])].thumbnail.map { tone.map[Int($0)] }
+        return thumbnail.map { tone.map[Int($0)] }
     }
 
     func photo(_ row: Int) -> GroupingPhoto {
@@ -128,8 +151,9 @@ struct RealisticLibrary {
 
     /// `count` rows: `copyShare` of them planted copies (one to three per photo that has any),
     /// `burstShare` of the photos with other shots of the same moment.
+    /// `disguise`: how rows of one source are made to look like different photos (`Disguise`).
     static func generate(count: Int, model: FeatureModel, copyShare: Double = 0.1, burstShare: Double = 0.2,
-                         seed: UInt64 = 1) -> RealisticLibrary {
+                         seed: UInt64 = 1, disguise: Disguise = .byFamily) -> RealisticLibrary {
         var random = SplitMix64(seed: seed ^ UInt64(count))
         var library = RealisticLibrary(model: model)
         library.reserve(count)
@@ -154,9 +178,19 @@ struct RealisticLibrary {
             // Edits every source has an edited copy of.
             let edits = model.transforms.indices.filter { t in picks.allSatisfy { model.family[$0]?[t] != nil } }
             guard !edits.isEmpty else { continue }
+            // The first copy's edit says whether the family keeps positions; its other copies
+            // take edits of the same kind, so that one disguise fits them all (`BlockShuffle`).
+            var kind = edits, first = true
             for _ in 0..<(1 + Int(random.next() % 3)) where library.count < count {
-                let t = edits[Int(random.next() % UInt64(edits.count))]
-                library.append(picks.map { model.family[$0]![t]! }, mask: mask, tone: tone, copyOf: Int32(photoRow), edit: Int16(t))
+                let t = kind[Int(random.next() % UInt64(kind.count))]
+                if disguise == .byFamily && first {
+                    let keeps = BlockShuffle.positionPreserving.contains(model.transforms[t])
+                    kind = edits.filter { BlockShuffle.positionPreserving.contains(model.transforms[$0]) == keeps }
+                    for row in photoRow..<library.count { library.layouts[row] = keeps ? .shuffled(seed: tone) : .shown }
+                }
+                first = false
+                library.append(picks.map { model.family[$0]![t]! }, mask: mask, tone: tone, copyOf: Int32(photoRow), edit: Int16(t),
+                               layout: library.layouts[photoRow])
             }
         }
         return library
@@ -166,6 +200,7 @@ struct RealisticLibrary {
         sources.reserveCapacity(rows * Self.chunks)
         masks.reserveCapacity(rows)
         tones.reserveCapacity(rows)
+        layouts.reserveCapacity(rows)
         frames.reserveCapacity(rows)
         copyOf.reserveCapacity(rows)
         burstOf.reserveCapacity(rows)
@@ -173,10 +208,11 @@ struct RealisticLibrary {
     }
 
     private mutating func append(_ picks: [Int], mask: UInt64, tone: UInt32, copyOf original: Int32 = -1,
-                                 burstOf first: Int32 = -1, edit transform: Int16 = -1) {
+                                 burstOf first: Int32 = -1, edit transform: Int16 = -1, layout: LayoutDisguise = .toned) {
         sources.append(contentsOf: picks.map { Int32($0) })
         masks.append(mask)
         tones.append(tone)
+        layouts.append(layout)
         copyOf.append(original)
         burstOf.append(first)
         edit.append(transform)
@@ -223,6 +259,30 @@ struct RealisticLibrary {
             + "generated \(rate(generated.frames, generated.pairs)); a crop window within \(cropRadius) of the other's frame: real "
             + "\(rate(real.crops, real.pairs)) (\(real.crops)), generated \(rate(generated.crops, generated.pairs)) (of \(generated.pairs) sampled pairs)"
     }
+}
+
+/// How rows of one real source are made to look like different photos.
+enum Disguise: Sendable, Equatable {
+    /// Every row through a tone map of its own, a photo and its copies through the same one (the
+    /// benchmark before the twenty-fifth session; CULL_BENCH_DISGUISE=tone). A tone edit or a
+    /// re-encode seen through a curve that goes up and down is no monotone change of the photo,
+    /// so the judge cannot confirm most tone-edited copies here although it does on real files.
+    case toneMaps
+    /// By family (`LayoutDisguise`): each family's copies relate to its photo as the real edits
+    /// made them. A family's copies take edits of one kind, the first copy's.
+    case byFamily
+}
+
+/// A row's layout disguise under `Disguise.byFamily`.
+enum LayoutDisguise: Sendable, Equatable {
+    /// Through the row's tone map (`ToneMap`): distinct photos.
+    case toned
+    /// As the real source shows it: families whose edits move or cover content, which a tone map
+    /// would not commute with through their re-encoding and resampling.
+    case shown
+    /// Blocks shuffled (`BlockShuffle`, seeded by the family's tone seed): families whose edits
+    /// keep every pixel where it was.
+    case shuffled(seed: UInt32)
 }
 
 extension SplitMix64 {
