@@ -17,7 +17,8 @@
 #     them out (the benchmark before the twenty-second session). The rows' layouts are disguised
 #     by family, so that copies relate to their photo as the real edits made them (Disguise in
 #     Tests/CoordinatorTests/Benchmarks/RealisticLibrary.swift); CULL_BENCH_DISGUISE=tone puts
-#     every row through a tone map of its own (the benchmark before the twenty-fifth session).
+#     every row through a tone map of its own (the benchmark before the twenty-fifth session);
+#     CULL_BENCH_HUES=0 leaves each family's chroma layouts in their source's hues.
 #     Also printed: planted families found, and duplicate groups joining rows of different photos.
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).

@@ -43,6 +43,8 @@ struct GroupingScaleBenchmark {
         var library = RealisticLibrary.generate(count: count, model: model, disguise: Self.environment["CULL_BENCH_DISGUISE"] == "tone" ? .toneMaps : .byFamily)
         // CULL_BENCH_CHROMA=0: rows without colour, as the benchmark's rows were before.
         library.withChroma = Self.environment["CULL_BENCH_CHROMA"] != "0"
+        // CULL_BENCH_HUES=0: every row in its source's colours, as before the twenty-fifth session.
+        if Self.environment["CULL_BENCH_HUES"] != "0" { library.turnHues() }
         let photos = (0..<count).map(library.lightPhoto)
         let rss = CandidateSearchBenchmark.peakRSS()
         let clock = ContinuousClock()
