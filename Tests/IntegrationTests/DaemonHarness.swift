@@ -98,10 +98,20 @@ final class Cluster: @unchecked Sendable {
         throw HarnessError("scan \(scan) did not reach the expected state in \(timeout); last: \(String(describing: last))\nserve: \(serve?.stderr.suffix(3000) ?? "")")
     }
 
+    /// Fails with what the daemons said (and whether they still run) if `count` workers have not
+    /// joined by the deadline: a worker that never joins is otherwise a bare timeout.
     func waitForWorkers(_ count: Int, timeout: Duration = .seconds(30)) async throws {
-        try await waitUntil("\(count) workers joining", timeout: timeout) {
-            if let reply = try? await status(), reply.workers.count >= count { return true }
-            return false
+        do {
+            try await waitUntil("\(count) workers joining", timeout: timeout) {
+                if let reply = try? await status(), reply.workers.count >= count { return true }
+                return false
+            }
+        } catch let error as HarnessError {
+            func state(_ child: Child?) -> String { child?.isRunning == true ? "running" : "exited" }
+            let workerLogs = workers.sorted { $0.key < $1.key }
+                .map { "worker \($0.key) (\(state($0.value))):\n\($0.value.stderr.suffix(1500))" }
+            throw HarnessError("\(error)\nserve (\(state(serve))):\n\(serve?.stderr.suffix(2500) ?? "not started")\n"
+                               + workerLogs.joined(separator: "\n"))
         }
     }
 
