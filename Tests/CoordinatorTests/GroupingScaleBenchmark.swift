@@ -73,10 +73,9 @@ struct GroupingScaleBenchmark {
         print("grouping \(count) photos: planted families found (a copy in the photo's group): \(families.values.filter(\.found).count)/\(families.count), "
               + "found whole: \(families.values.filter(\.whole).count)")
         // Groups joining rows of different photos (not a photo, its copies and its burst shots).
-        func root(_ row: Int) -> Int32 { library.copyOf[row] >= 0 ? library.copyOf[row] : library.burstOf[row] >= 0 ? library.burstOf[row] : Int32(row) }
         var mixed = 0, strays = 0
         for group in groups where group.kind != .similar {
-            let roots = group.members.map { root(Int($0.photoID)) }
+            let roots = group.members.map { library.family(Int($0.photoID)) }
             let largest = Dictionary(grouping: roots, by: { $0 }).values.map(\.count).max() ?? 0
             if largest < roots.count { mixed += 1; strays += roots.count - largest }
         }

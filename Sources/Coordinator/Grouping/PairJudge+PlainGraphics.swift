@@ -39,7 +39,12 @@ extension PairJudge {
 
     /// The verdict on the pairing's windows' `maskCells`, worked out once for both limits.
     static func plainGraphicsVerdict(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?) -> PlainGraphicsVerdict {
-        guard let plain = plainWindows(cellsA, cellsB) else { return .oneEdit }
+        plainGraphicsVerdict(plainWindows(cellsA, cellsB))
+    }
+
+    /// The verdict on two windows' `plainWindows` (nil: not plain graphics, `oneEdit`).
+    static func plainGraphicsVerdict(_ plain: PlainWindows?) -> PlainGraphicsVerdict {
+        guard let plain else { return .oneEdit }
         guard let oneEdit = compare(plain, within: .oneEdit), oneEdit.disagrees(within: .oneEdit) else { return .oneEdit }
         guard let twoEdits = compare(plain, within: .twoEdits), twoEdits.disagrees(within: .twoEdits) else { return .unsure }
         return .differ
@@ -71,7 +76,12 @@ extension PairJudge {
     /// cells; only a band or a window leaving it out lines them up). A limit of 6 or 24 in
     /// place of 12 leaves 42 or 60 wrong pairs and keeps 2,085 or 2,095 of the colour edits.
     static func samePlainGround(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?) -> Bool {
-        guard let plain = plainWindows(cellsA, cellsB) else { return true }
+        samePlainGround(plainWindows(cellsA, cellsB))
+    }
+
+    /// `samePlainGround` on two windows' `plainWindows`, worked out once with the verdict's.
+    static func samePlainGround(_ plain: PlainWindows?) -> Bool {
+        guard let plain else { return true }
         return plain.backgroundA.colour.distance(to: plain.backgroundB.colour) <= ColourMask.tolerance
     }
 

@@ -137,11 +137,12 @@ struct PairJudge: Sendable {
             // colours that follow no edit say (not confirmed).
             // The windows' colour cells serve both questions.
             let cellsA = Self.maskCells(a, bestAgreeing.pairing.slotA), cellsB = Self.maskCells(b, bestAgreeing.pairing.slotB)
-            let verdict = Self.plainGraphicsVerdict(cellsA, cellsB)
+            let plain = Self.plainWindows(cellsA, cellsB)  // both windows' grounds, found once
+            let verdict = Self.plainGraphicsVerdict(plain)
             if verdict == .oneEdit, Self.coloursFollowNoEdit(cellsA, cellsB) { return nil }
             // Confirmed only through windows (a crop, or a part left out for an overlay), a colour
             // edit on top leaves a plain graphic too little to be told by: not confirmed.
-            if verdict == .oneEdit, !framesConfirm, !Self.samePlainGround(cellsA, cellsB) { return nil }
+            if verdict == .oneEdit, !framesConfirm, !Self.samePlainGround(plain) { return nil }
             return Self.relation(verdict)
         }
         if coloursDiffer { return .distinct }
