@@ -66,7 +66,7 @@ public enum LayoutThumbnail {
     /// mean rank; values within a tenth of a gray level are ties). Ranks do not change under
     /// any tone curve that keeps order, so brightness, contrast and gamma edits cancel, and
     /// clipped highlights only become ties.
-    static func ranks(_ values: [Float]) -> [Float] {
+    public static func ranks(_ values: [Float]) -> [Float] {
         [Float](unsafeUninitializedCapacity: values.count) { out, initialized in
             values.withUnsafeBufferPointer { rank($0, into: out) }
             initialized = values.count

@@ -47,7 +47,7 @@ struct PairJudge: Sendable {
         return relation(a, b, pairings: [pairing], rows: (0, 1), cache: &none)
     }
 
-    /// What the two photos are. The first pairing that confirms them (difference within its
+    /// What the two photos are on the pairings search made of them. The first pairing that confirms them (difference within its
     /// limit) and shows no change of the scene makes them near: the cost of most pairs, one
     /// layout comparison and one `LocalChange`; if its colours disagree, the next such pairing
     /// is looked at, and only if none agrees are they distinct. If it shows a change,
@@ -59,8 +59,12 @@ struct PairJudge: Sendable {
     /// it shows no change: only that one later pairing's change is measured. Each photo's cells
     /// for a slot come from `cache` when they were worked out for an earlier pairing (`rows`
     /// name the photos there).
-    func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
-                  cache: inout LayoutCellCache) -> PairRelation? {
+    ///
+    /// `best` is left at the pairing whose windows agree best (for `registered`);
+    /// `registeredWindow`: the first photo is the part of another under a registered window,
+    /// whose whole frame is a window of that photo (rules 19's plain grounds apply).
+    func directRelation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
+                        cache: inout LayoutCellCache, best: inout BestPairing?, registeredWindow: Bool = false) -> PairRelation? {
         let side = LayoutThumbnail.side
         guard a.thumbnail.count == side * side, b.thumbnail.count == side * side else {
             // Rows from before pipeline 3: the whole frames only, pHash and dHash.
@@ -69,7 +73,6 @@ struct PairJudge: Sendable {
         }
         // Both say when they were taken, at different times: different shots whatever they look like.
         let otherShots = a.captureTime != nil && b.captureTime != nil && a.captureTime != b.captureTime
-        var best: (pairing: Grouper.Pairing, difference: Float, limit: Float)?
         var changeSeen: Grouper.Pairing?, coloursDiffer = false, followNoEdit = false
         // Plain graphics are judged on their colours where they line up best (`plainGraphicsVerdict`).
         var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?
@@ -83,8 +86,8 @@ struct PairJudge: Sendable {
             let cellsB = cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) }
             let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
             let limit = limit(pairing)
-            if best == nil || difference / limit < best!.difference / best!.limit { best = (pairing, difference, limit) }
-            if Self.wholeFrames(pairing) && difference <= limit { framesConfirm = true }
+            if best == nil || difference / limit < best!.difference / best!.limit { best = BestPairing(pairing: pairing, difference: difference, limit: limit) }
+            if Self.wholeFrames(pairing) && !registeredWindow && difference <= limit { framesConfirm = true }
             if otherShots {
                 if difference <= similarConfirmation { break }
                 continue

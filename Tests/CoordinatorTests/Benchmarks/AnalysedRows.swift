@@ -10,15 +10,17 @@ enum AnalysedRows {
     static func load(_ database: DatabaseQueue, key: (String) -> String?) throws -> [String: GroupingPhoto] {
         try database.read { db in
             var rows: [String: GroupingPhoto] = [:]
-            let sql = "SELECT p.id, p.path, p.phash, f.window_phashes, f.thumbnail, p.capture_time, f.content_box, f.chroma FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"
+            let sql = "SELECT p.id, p.path, p.phash, p.width, p.height, f.window_phashes, f.thumbnail, p.capture_time, f.content_box, f.chroma, f.mirror_phash, f.content_phash FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"
             for row in try GRDB.Row.fetchAll(db, sql: sql) {
                 let path: String = row["path"]
                 guard let key = key(path) else { continue }
                 rows[key] = GroupingPhoto(id: row["id"], path: path, sha256: [], pHash: UInt64(bitPattern: row["phash"] ?? 0), dHash: 0,
                                           windowPHashes: WindowHashesColumn.decode(row["window_phashes"]),
-                                          thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()), width: 1, height: 1, fileSize: 1,
+                                          thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()), width: row["width"] ?? 1, height: row["height"] ?? 1, fileSize: 1,
                                           sharpness: 0, captureTime: (row["capture_time"] as String?).flatMap(CaptureTime.seconds),
+                                          mirrorPHash: (row["mirror_phash"] as Int64?).map { UInt64(bitPattern: $0) },
                                           contentBox: ContentBoxColumn.decode(row["content_box"]),
+                                          contentPHash: (row["content_phash"] as Int64?).map { UInt64(bitPattern: $0) },
                                           chroma: [UInt8]((row["chroma"] as Data?) ?? Data()))
             }
             return rows
@@ -37,5 +39,27 @@ enum AnalysedRows {
         if a.contentBox != nil { slots.append((content, 0)) }
         if b.contentBox != nil { slots.append((0, content)) }
         return slots.map { Grouper.Pairing(slotA: $0.0, slotB: $0.1) }
+    }
+
+    /// The pairings of `pairings` whose hashes are within the default plan's radii.
+    static func pairingsWithinReach(_ a: GroupingPhoto, _ b: GroupingPhoto, plan: CandidatePlan = CandidatePlan()) -> [Grouper.Pairing] {
+        let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
+        func hash(_ photo: GroupingPhoto, _ slot: Int) -> UInt64? {
+            switch slot {
+            case 0: photo.pHash
+            case mirror: photo.mirrorPHash
+            case content: photo.contentPHash
+            default: slot - 1 < photo.windowPHashes.count ? photo.windowPHashes[slot - 1] : nil
+            }
+        }
+        return pairings(a, b).filter { pairing in
+            guard let x = hash(a, pairing.slotA), let y = hash(b, pairing.slotB) else { return false }
+            let distance = (x ^ y).nonzeroBitCount
+            switch (pairing.slotA, pairing.slotB) {
+            case (0, 0), (mirror, 0), (0, mirror), (content, 0), (0, content): return distance <= plan.frameRadius
+            case (let k, 0), (0, let k): return plan.cropWindows.contains(k - 1) && distance <= plan.cropRadius
+            case (let k, _): return plan.overlayWindows.contains(k - 1) && distance <= plan.overlayRadius
+            }
+        }
     }
 }

@@ -30,7 +30,10 @@ struct JudgeInternalsMeasurement {
         for line in wanted {
             guard let a = rows[line[1]], let b = rows[line[2]] else { continue }
             var none = LayoutCellCache(capacity: 0)
-            let pairings = AnalysedRows.pairings(a, b)
+            // CULL_BENCH_JUDGE_REACH=1: only the pairings whose hashes are within the default
+            // plan's radii (what candidate search can return; it may return fewer).
+            let pairings = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE_REACH"] == "1"
+                ? AnalysedRows.pairingsWithinReach(a, b) : AnalysedRows.pairings(a, b)
             let relation = judge.relation(a, b, pairings: pairings, rows: (0, 1), cache: &none)
             // Grayscale photos have no chroma layout: no plain colour, hue or colour order.
             func hasChroma(_ photo: GroupingPhoto) -> Bool { ChromaLayout.isLayout(photo.chroma) }
@@ -87,9 +90,36 @@ struct JudgeInternalsMeasurement {
                 }
             }
             out += ([line[0], line[1], line[2], relation.map { "\($0)" } ?? "none", "\(PairJudge.plainColoursDiffer(a, b))"] + plain
-                    + [confirming.joined(separator: "; ")]).joined(separator: "\t") + "\n"
+                    + [confirming.joined(separator: "; "), registration(a, b, pairings, judge)]).joined(separator: "\t") + "\n"
         }
         try out.write(toFile: parts[1] + ".out", atomically: true, encoding: .utf8)
         print("judge internals: \(wanted.count) pairs listed, written to \(parts[1]).out")
+    }
+
+    /// What registration (rules 20) makes of the pair: the pairings' verdict, the best pairing,
+    /// and for each start the registered window and the registered part's change measures.
+    private func registration(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairings: [Grouper.Pairing], _ judge: PairJudge) -> String {
+        var none = LayoutCellCache(capacity: 0), best: PairJudge.BestPairing?
+        let direct = judge.directRelation(a, b, pairings: pairings, rows: (0, 1), cache: &none, best: &best)
+        guard let best else { return "direct=\(direct.map { "\($0)" } ?? "none")" }
+        var text = "direct=\(direct.map { "\($0)" } ?? "none") best=\(best.pairing.slotA)/\(best.pairing.slotB) d=" + String(format: "%.3f", best.difference)
+        for (original, copy) in [(a, b), (b, a)] {
+            let start = best.pairing.slotA == 0 && best.pairing.slotB == 0 ? FeatureWindow(x: 0.04, y: 0.04, width: 0.92, height: 0.92)
+                : best.pairing.slotB == 0 && original.id == a.id && best.pairing.slotA <= FeatureWindow.crops.count ? FeatureWindow.crops[max(0, best.pairing.slotA - 1)]
+                : best.pairing.slotA == 0 && original.id == b.id && best.pairing.slotB <= FeatureWindow.crops.count ? FeatureWindow.crops[max(0, best.pairing.slotB - 1)] : nil
+            guard let start, let window = PairJudge.register(copy, in: original, from: start, limit: 1) else { continue }
+            let part = PairJudge.part(of: original, under: window)
+            var strict = judge, ignored: PairJudge.BestPairing?, noCache = LayoutCellCache(capacity: 0)
+            strict.frameConfirmation = judge.windowConfirmation
+            let verdict = strict.directRelation(part, copy, pairings: [Grouper.Pairing(slotA: 0, slotB: 0)], rows: (0, 1), cache: &noCache, best: &ignored)
+            let d = LayoutThumbnail.evidenceDifference(PairJudge.cells(part, 0), PairJudge.cells(copy, 0))
+            let pairing = Grouper.Pairing(slotA: 0, slotB: 0)
+            text += String(format: "; in %@: c=%.3f,%.3f w=%.3f angle=%.1f d=%.3f change=%.3f gain=%.3f", original.id == a.id ? "A" : "B",
+                           window.centreX, window.centreY, window.width, window.angle * 180 / Double.pi, d,
+                           PairJudge.localChange(part, copy, pairing).largestRegion, PairJudge.regionalGain(part, copy, pairing))
+            text += " verdict=\(verdict.map { "\($0)" } ?? "none") disagree=\(PairJudge.coloursDisagree(part, copy, pairing))"
+                + " noEdit=\(PairJudge.coloursFollowNoEdit(part, copy, pairing)) plain=\(PairJudge.isPlainGraphic(a))/\(PairJudge.isPlainGraphic(b))"
+        }
+        return text
     }
 }

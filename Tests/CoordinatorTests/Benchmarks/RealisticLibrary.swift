@@ -142,9 +142,10 @@ struct RealisticLibrary {
     }
 
     func photo(_ row: Int) -> GroupingPhoto {
-        GroupingPhoto(id: Int64(row), path: "/lib/\(row).jpg", sha256: Array(String(row).utf8), pHash: frames[row], dHash: 0,
+        let source = model.photos[Int(sources[row * Self.chunks])]
+        return GroupingPhoto(id: Int64(row), path: "/lib/\(row).jpg", sha256: Array(String(row).utf8), pHash: frames[row], dHash: 0,
                       windowPHashes: windows(row), thumbnail: thumbnail(row),
-                      width: 4000, height: 3000, fileSize: 4_000_000, sharpness: 1,
+                      width: source.width, height: source.height, fileSize: 4_000_000, sharpness: 1,
                       mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
                       contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
                       contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil, chroma: chroma(row))
@@ -152,8 +153,9 @@ struct RealisticLibrary {
 
     /// A row as the store's grouping input has it: without window hashes and layouts.
     func lightPhoto(_ row: Int) -> GroupingPhoto {
-        GroupingPhoto(id: Int64(row), path: "/lib/\(row).jpg", sha256: Array(String(row).utf8), pHash: frames[row], dHash: 0,
-                      width: 4000, height: 3000, fileSize: 4_000_000, sharpness: 1,
+        let source = model.photos[Int(sources[row * Self.chunks])]
+        return GroupingPhoto(id: Int64(row), path: "/lib/\(row).jpg", sha256: Array(String(row).utf8), pHash: frames[row], dHash: 0,
+                      width: source.width, height: source.height, fileSize: 4_000_000, sharpness: 1,
                       mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
                       contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
                       contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)
@@ -304,8 +306,11 @@ struct FeatureModel: Decodable {
         var mirror: UInt64
         var content: UInt64?
         var contentBox: FeatureWindow?
+        /// The oriented size (models from before the twenty-sixth session: 4000 × 3000). Only the
+        /// shape matters: a crop's frame registers in its original at its own shape.
+        var width = 4000, height = 3000
 
-        enum CodingKeys: String, CodingKey { case corpus, group, transform, phash, windows, thumbnail, chroma, mirror, content, content_box }
+        enum CodingKeys: String, CodingKey { case corpus, group, transform, phash, windows, thumbnail, chroma, mirror, content, content_box, width, height }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -321,6 +326,8 @@ struct FeatureModel: Decodable {
             contentBox = try c.decodeIfPresent([Double].self, forKey: .content_box).flatMap { box in
                 box.count == 4 ? FeatureWindow(x: box[0], y: box[1], width: box[2], height: box[3]) : nil
             }
+            width = try c.decodeIfPresent(Int.self, forKey: .width) ?? width
+            height = try c.decodeIfPresent(Int.self, forKey: .height) ?? height
         }
     }
 

@@ -1,0 +1,69 @@
+@testable import Analysis
+import Foundation
+import Testing
+
+/// `TurnedWindow`: where a window turned about its centre lies, and what resampling it gives.
+@Suite("Turned windows")
+struct TurnedWindowTests {
+    /// A 32×32 plane whose value at pixel centre (i + 0.5, j + 0.5) is linear in i and j:
+    /// bilinear resampling reproduces it exactly wherever it samples inside the pixel centres.
+    static let side = 32
+    static func linear(_ x: Double, _ y: Double) -> Double { 40 + 3 * x + 2 * y }
+    static let plane: [UInt8] = (0..<(side * side)).map { UInt8(linear(Double($0 % side), Double($0 / side))) }
+
+    @Test("an unturned window resamples the plane where its cells lie")
+    func unturned() {
+        // The middle half of a square image, at its own shape.
+        let window = TurnedWindow(centreX: 0.5, centreY: 0.5, width: 0.5, angle: 0, imageAspect: 1, shape: 1)
+        let cells = window.resampled(Self.plane[...], side: Self.side, columns: 4, rows: 4, samples: 2)
+        for row in 0..<4 {
+            for column in 0..<4 {
+                // Cell (column, row) covers pixels 8 + 4·column ..< 12 + 4·column; its mean in
+                // pixel-centre coordinates is 8 + 4·column + 2 − 0.5.
+                let expected = Self.linear(8 + 4 * Double(column) + 1.5, 8 + 4 * Double(row) + 1.5)
+                #expect(abs(Double(cells[row * 4 + column]) - expected) < 0.01, "cell \(column), \(row)")
+            }
+        }
+    }
+
+    @Test("a turned window samples along its turned axes, clockwise on screen for a positive angle")
+    func turned() {
+        let angle = 10.0 * Double.pi / 180
+        let window = TurnedWindow(centreX: 0.5, centreY: 0.5, width: 0.5, angle: angle, imageAspect: 1, shape: 1)
+        let cells = window.resampled(Self.plane[...], side: Self.side, columns: 2, rows: 2, samples: 1)
+        // The top-right cell's centre, (0.75, 0.25) of the window: 4 pixels right of and 4 above
+        // the image's centre before the turn; turned by the angle (y down) about (16, 16).
+        let dx = 4.0, dy = -4.0
+        let x = 16 + dx * cos(angle) - dy * sin(angle) - 0.5, y = 16 + dx * sin(angle) + dy * cos(angle) - 0.5
+        #expect(abs(Double(cells[1]) - Self.linear(x, y)) < 0.01)
+    }
+
+    @Test("the height follows the copy's shape; corners past the frame are outside")
+    func shapeAndInside() {
+        // A 16:10 image, a window 90% of its width at the shape of a 4:3 copy.
+        let window = TurnedWindow(centreX: 0.5, centreY: 0.5, width: 0.6, angle: 0, imageAspect: 1.6, shape: 4.0 / 3)
+        #expect(abs(window.height - 0.72) < 1e-9)
+        #expect(window.isInside())
+        var turned = window
+        turned.width = 0.9  // 1.08 of the height: past the frame
+        #expect(!turned.isInside())
+        turned = TurnedWindow(centreX: 0.5, centreY: 0.5, width: 1, angle: 0, imageAspect: 1.6, shape: 1.6)
+        #expect(turned.isInside())
+        turned.angle = 4 * Double.pi / 180  // the whole frame turned: its corners leave it
+        #expect(!turned.isInside())
+        turned.width = 0.9  // the largest turned box of a straightened crop at 4°, 16:10
+        #expect(turned.isInside())
+    }
+
+    @Test("warping the whole frame unturned keeps a smooth plane")
+    func identity() {
+        let window = TurnedWindow(centreX: 0.5, centreY: 0.5, width: 1, angle: 0, imageAspect: 1, shape: 1)
+        let warped = window.warped(Self.plane[...], side: Self.side)
+        // Inside the edge pixels (where samples clamp), a linear plane comes back within rounding.
+        for row in 1..<(Self.side - 1) {
+            for column in 1..<(Self.side - 1) {
+                #expect(abs(Int(warped[row * Self.side + column]) - Int(Self.plane[row * Self.side + column])) <= 1)
+            }
+        }
+    }
+}
