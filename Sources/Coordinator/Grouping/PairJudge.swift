@@ -47,7 +47,8 @@ struct PairJudge: Sendable {
         return relation(a, b, pairings: [pairing], rows: (0, 1), cache: &none)
     }
 
-    /// What the two photos are on the pairings search made of them. The first pairing that confirms them (difference within its
+    /// What the two photos are on the pairings search made of them (`relation` may register
+    /// them as well). The first pairing that confirms them (difference within its
     /// limit) and shows no change of the scene makes them near: the cost of most pairs, one
     /// layout comparison and one `LocalChange`; if its colours disagree, the next such pairing
     /// is looked at, and only if none agrees are they distinct. If it shows a change,
