@@ -61,11 +61,9 @@ struct PairJudge: Sendable {
     /// for a slot come from `cache` when they were worked out for an earlier pairing (`rows`
     /// name the photos there).
     ///
-    /// `best` is left at the pairing whose windows agree best (for `registered`);
-    /// `registeredWindow`: the first photo is the part of another under a registered window,
-    /// whose whole frame is a window of that photo (rules 19's plain grounds apply).
+    /// `best` is left at the pairing whose windows agree best (for `registered`).
     func directRelation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
-                        cache: inout LayoutCellCache, best: inout BestPairing?, registeredWindow: Bool = false) -> PairRelation? {
+                        cache: inout LayoutCellCache, best: inout BestPairing?) -> PairRelation? {
         let side = LayoutThumbnail.side
         guard a.thumbnail.count == side * side, b.thumbnail.count == side * side else {
             // Rows from before pipeline 3: the whole frames only, pHash and dHash.
@@ -88,7 +86,7 @@ struct PairJudge: Sendable {
             let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
             let limit = limit(pairing)
             if best == nil || difference / limit < best!.difference / best!.limit { best = BestPairing(pairing: pairing, difference: difference, limit: limit) }
-            if Self.wholeFrames(pairing) && !registeredWindow && difference <= limit { framesConfirm = true }
+            if Self.wholeFrames(pairing) && difference <= limit { framesConfirm = true }
             if otherShots {
                 if difference <= similarConfirmation { break }
                 continue
