@@ -7,7 +7,8 @@ public struct PhotoFeatures: Sendable, Equatable {
     public var decodedHeight: Int
     public var pHash: UInt64
     public var dHash: UInt64
-    /// pHashes of `FeatureWindow.crops`, in that order: candidates for crops and overlays.
+    /// pHashes of `FeatureWindow.crops`, in that order, then of the straightened frames
+    /// (`FeatureWindow.straightenings`): candidates for crops, straightened crops and overlays.
     public var windowPHashes: [UInt64]
     /// `LayoutThumbnail.side`² gray levels of the whole frame: confirms candidates.
     public var thumbnail: [UInt8]
@@ -46,7 +47,8 @@ public enum PhotoAnalyzer {
     /// 3: window pHashes and the layout thumbnail (every row must be redone to get them).
     /// 4: six band windows, the mirror pHash, the content box inside borders, the chroma layout.
     /// 5: the chroma layout at 16×16 (was 8×8), for telling plain graphics apart by colour.
-    public static let pipelineVersion: UInt32 = 5
+    /// 6: four straightened windows after the crops (`FeatureWindow.straightenings`).
+    public static let pipelineVersion: UInt32 = 6
 
     public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif, .tiff, .raw]
 
@@ -151,7 +153,7 @@ public enum PhotoAnalyzer {
             decodedHeight: image.height,
             pHash: PerceptualHash.pHash(cells: frame),
             dHash: PerceptualHash.dHash(image),
-            windowPHashes: FeatureWindow.crops.map { PerceptualHash.pHash(sampler, window: $0) },
+            windowPHashes: FeatureWindow.crops.map { PerceptualHash.pHash(sampler, window: $0) } + PerceptualHash.straightenedPHashes(sampler),
             thumbnail: LayoutThumbnail.make(cells: frame),
             mirrorPHash: PerceptualHash.mirroredPHash(cells: frame),
             contentBox: contentBox,

@@ -11,6 +11,20 @@ struct TurnedWindowTests {
     static func linear(_ x: Double, _ y: Double) -> Double { 40 + 3 * x + 2 * y }
     static let plane: [UInt8] = (0..<(side * side)).map { UInt8(linear(Double($0 % side), Double($0 / side))) }
 
+    @Test("a straightened frame is the largest box of the image's shape inside it, turned", arguments: [1.5, 1, 2.0 / 3])
+    func straightenedFrame(aspect: Double) {
+        for degrees in FeatureWindow.straightenings {
+            let window = TurnedWindow.straightened(degrees: degrees, imageAspect: aspect)
+            #expect(window.shape == aspect && abs(window.angle - degrees * Double.pi / 180) < 1e-12)
+            #expect(window.isInside(slack: 1e-9), "\(degrees)° at aspect \(aspect)")
+            var larger = window
+            larger.width *= 1.01
+            #expect(!larger.isInside(slack: 0), "\(degrees)° at aspect \(aspect): not the largest")
+        }
+        #expect(FeatureWindow.hashedCount == FeatureWindow.crops.count + 4)
+        #expect(FeatureWindow.straightened(FeatureWindow.straightenedWindows[3], imageAspect: aspect).angle > 0)
+    }
+
     @Test("an unturned window resamples the plane where its cells lie")
     func unturned() {
         // The middle half of a square image, at its own shape.

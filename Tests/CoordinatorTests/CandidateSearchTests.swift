@@ -107,16 +107,19 @@ struct CandidateSearchTests {
 
     @Test("holds only the windows its plan reads")
     func compact() {
-        let plan = CandidatePlan(cropWindows: [3, 7], overlayWindows: [7, 20])
+        let straightened = FeatureWindow.straightenedWindows[2]
+        let plan = CandidatePlan(cropWindows: [3, 7, straightened], overlayWindows: [7, 20])
         var hashes = CompactHashes(plan: plan)
-        let windows = FeatureWindow.crops.indices.map { UInt64($0) * 100 }
+        let windows = (0..<FeatureWindow.hashedCount).map { UInt64($0) * 100 }
         hashes.append(frame: 1, windows: windows)
         hashes.append(frame: 2, windows: [])
         hashes.append(frame: 3, windows: Array(windows.prefix(FeatureWindow.cropsBeforePipeline4)), content: 9)
-        #expect(plan.windows == [3, 7, 20])
-        #expect(hashes.window(0, 20) == 2000 && hashes.window(0, 3) == 300)
-        #expect([0, 1, 2].map { hashes.hasWindow($0, 20) } == [true, false, true])
-        #expect([0, 1, 2].map { hashes.hasWindow($0, FeatureWindow.bandWindows[0]) } == [true, false, false])
+        hashes.append(frame: 4, windows: Array(windows.prefix(FeatureWindow.crops.count)))  // pipelines 4 and 5
+        #expect(plan.windows == [3, 7, 20, straightened])
+        #expect(hashes.window(0, 20) == 2000 && hashes.window(0, 3) == 300 && hashes.window(0, straightened) == UInt64(straightened) * 100)
+        #expect([0, 1, 2, 3].map { hashes.hasWindow($0, 20) } == [true, false, true, true])
+        #expect([0, 1, 2, 3].map { hashes.hasWindow($0, FeatureWindow.bandWindows[0]) } == [true, false, false, true])
+        #expect([0, 1, 2, 3].map { hashes.hasWindow($0, straightened) } == [true, false, false, false])
         #expect(hashes.contentRows == [2] && hashes.contents == [9])
     }
 }

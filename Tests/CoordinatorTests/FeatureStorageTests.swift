@@ -18,7 +18,7 @@ struct FeatureStorageTests {
         let files = (0..<3).map { WalkedFile(path: "/lib/\($0).jpg", size: 100, mtimeNanoseconds: 1) }
         let job = try #require(try await store.recordWalkBatch(scan: scan, files: files, jobSize: 3).first)
         let attempt = try #require(try await store.recordDispatches([(job.jobID, "w1")])[job.jobID])
-        let windows = (0..<UInt64(FeatureWindow.crops.count)).map { $0 &* 0x9E37_79B9_7F4A_7C15 }
+        let windows = (0..<UInt64(FeatureWindow.hashedCount)).map { $0 &* 0x9E37_79B9_7F4A_7C15 }
         let boxes: [Cull_V1_ContentBox?] = [
             .with { $0.x = 0; $0.y = 0.1; $0.width = 1; $0.height = 0.8; $0.phash = 0xFEED },
             nil,

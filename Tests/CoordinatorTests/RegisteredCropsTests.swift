@@ -5,7 +5,9 @@ import Testing
 
 /// Registration (rules 20, `PairJudge+Registration`): a straightened crop and a crop of two sides
 /// that no fixed window fits are near their original once the copy's frame is found in it; a
-/// burst frame (zoomed in, part of the scene lit differently) and another scene are not.
+/// burst frame (zoomed in, part of the scene lit differently) and another scene are not. A crop
+/// straightened further than the crop windows reach pairs through a straightened frame
+/// (pipeline 6) and registers from it (rules 21).
 @Suite("Registered crops", .timeLimit(.minutes(1)))
 struct RegisteredCropsTests {
     static let width = 480, height = 300
@@ -103,6 +105,23 @@ struct RegisteredCropsTests {
             #expect(relation == .near, "copy \(id)")
             // The fixed windows alone do not confirm it: registration is what finds it.
             #expect(direct != .near, "copy \(id)")
+        }
+    }
+
+    @Test("a crop straightened by 7° pairs only through a straightened frame, and registers from it")
+    func straightenedFrames() throws {
+        let scene = Scene(seed: 7)
+        let original = try analysed(1, Self.render(scene))
+        for (id, degrees) in [(2, 7.0), (3, -5.0)] {
+            let copy = try analysed(Int64(id), Self.straightened(scene, degrees: degrees))
+            #expect(original.windowPHashes.count == FeatureWindow.hashedCount)
+            let reach = AnalysedRows.pairingsWithinReach(original, copy)
+            #expect(reach.contains(where: PairJudge.throughStraightened), "copy \(id): no straightened frame within reach")
+            var cache = LayoutCellCache(capacity: 0)
+            #expect(PairJudge().relation(original, copy, pairings: reach, rows: (0, 1), cache: &cache) == .near, "copy \(id)")
+            // Without the straightened frames, the fixed windows do not make it near.
+            let aligned = reach.filter { !PairJudge.throughStraightened($0) }
+            #expect(PairJudge().relation(original, copy, pairings: aligned, rows: (0, 1), cache: &cache) != .near, "copy \(id)")
         }
     }
 

@@ -38,6 +38,27 @@ public struct FeatureWindow: Sendable, Hashable {
     /// Indexes into `crops` of the bands: full height at 80% width (x = 0, 10%, 20%), then
     /// full width at 80% height (y = 0, 10%, 20%).
     public static let bandWindows: [Int] = Array(50..<56)
+    /// Pipeline 6 hashes the frame straightened as well: after the crops, in this order, the
+    /// largest box of the frame's own shape centred in it and turned by each of these angles
+    /// (degrees; `TurnedWindow.straightened`). A photo straightened by a few degrees and cropped
+    /// to hide its corners (the straighten tool's crop) lies off every axis-aligned window; on
+    /// the three corpora's originals (bench/straightened-recall.py), such copies came within 8
+    /// bits of a crop window's hash in 98% of cases under 1.5°, 64% at 4.5–6° and 33% at 6–8°,
+    /// and within 8 bits of one of these in 96–100% at every angle up to 8°
+    /// (docs/FEATURES.md, "Straightened frames"). `CandidateSort` packs a window's slot in 6
+    /// bits: 61 window hashes at the most.
+    public static let straightenings: [Double] = [-3, 3, -6, 6]
+    /// How many window hashes a pipeline-6 worker sends: `crops`, then `straightenings`.
+    public static let hashedCount = crops.count + straightenings.count
+    /// Indexes, in a row's window hashes, of the straightened frames (after the crops).
+    public static let straightenedWindows: [Int] = Array(crops.count..<hashedCount)
+
+    /// The straightened frame a window hash at `index` (`straightenedWindows`) describes, in an
+    /// image of `imageAspect` (width over height, in pixels).
+    public static func straightened(_ index: Int, imageAspect: Double) -> TurnedWindow {
+        TurnedWindow.straightened(degrees: straightenings[index - crops.count], imageAspect: imageAspect)
+    }
+
     /// The bands that leave out the top or the bottom 20%: compared window to same window,
     /// for a caption band or banner across one end.
     public static let captionWindows: [Int] = [53, 55]

@@ -36,6 +36,17 @@ public struct TurnedWindow: Sendable, Equatable {
         self.shape = shape
     }
 
+    /// The largest box of the image's own shape centred in it and turned by `degrees`: what a
+    /// straighten tool keeps when it crops the turned photo to hide its corners. The box's
+    /// width and height are k times the image's, with k = 1 / (cos a + max(r, 1/r) · sin a)
+    /// for the image's aspect r: then its turned extent, k(W cos a + H sin a) across and
+    /// k(W sin a + H cos a) down, fits in W × H.
+    public static func straightened(degrees: Double, imageAspect: Double) -> TurnedWindow {
+        let angle = degrees * Double.pi / 180
+        let k = 1 / (cos(angle) + max(imageAspect, 1 / imageAspect) * abs(sin(angle)))
+        return TurnedWindow(centreX: 0.5, centreY: 0.5, width: k, angle: angle, imageAspect: imageAspect, shape: imageAspect)
+    }
+
     /// The height, in fractions of the image's height: width × imageAspect / shape, so that the
     /// window's pixels have the copy's shape.
     public var height: Double { width * imageAspect / shape }

@@ -9,8 +9,9 @@ import Synchronization
 struct CandidatePlan: Sendable, Equatable {
     /// Whole frame to whole frame.
     var frameRadius = 10
-    /// Windows (indexes into `FeatureWindow.crops`) of one photo looked up among the whole frames
-    /// of the others: a hit means the other photo is a crop of this one.
+    /// Windows (indexes into a row's window hashes: `FeatureWindow.crops`, then the straightened
+    /// frames) of one photo looked up among the whole frames of the others: a hit means the
+    /// other photo is a crop (or a straightened crop) of this one.
     var cropWindows: [Int] = Self.cropWindowsDefault
     var cropRadius = 8
     /// Windows compared with the same window of the others: an overlay outside the window.
@@ -27,9 +28,9 @@ struct CandidatePlan: Sendable, Equatable {
 
     /// The 25 windows of 90%, the 9 of 80% at offsets 0, 10 and 20% (every crop the full 50
     /// reach but one caption, docs/FEATURES.md), and the six bands of pipeline 4 (crops of one
-    /// side, or to another aspect ratio).
+    /// side, or to another aspect ratio), and pipeline 6's four straightened frames.
     static let cropWindowsDefault: [Int] = Array(0..<25) + [0, 2, 4].flatMap { row in [0, 2, 4].map { 25 + row * 5 + $0 } }
-        + FeatureWindow.bandWindows
+        + FeatureWindow.bandWindows + FeatureWindow.straightenedWindows
     /// The four 90% windows in the corners (each leaves out a band of 10% along two sides), and
     /// the bands without the top or the bottom 20% (a caption band across one end).
     static let cornerWindows: [Int] = [0, 4, 20, 24] + FeatureWindow.captionWindows
@@ -62,8 +63,8 @@ struct CompactHashes: Sendable {
     private(set) var frames: [UInt64] = []
     /// `plan.windows.count` hashes per row, row after row (zeros where a row lacks a window).
     private(set) var windows: [UInt64] = []
-    /// How many of `FeatureWindow.crops` each row has: 0 before pipeline 3, 50 from pipeline 3,
-    /// all from pipeline 4. A row has window k when k < this.
+    /// How many window hashes each row has: 0 before pipeline 3, 50 from pipeline 3, 56 from
+    /// pipeline 4, 60 (`FeatureWindow.hashedCount`) from pipeline 6. A row has window k when k < this.
     private(set) var windowCounts: [UInt8] = []
     /// Mirror-image pHashes (zero, with `hasMirror` false, for rows before pipeline 4).
     private(set) var mirrors: [UInt64] = []
@@ -74,7 +75,7 @@ struct CompactHashes: Sendable {
     /// The windows held (`plan.windows`, worked out once: a row reads them 40 times; or only
     /// the overlay windows, when the crop windows are read a chunk of rows at a time).
     let held: [Int]
-    /// Where each window of `FeatureWindow.crops` is in a row of `windows` (-1: not held).
+    /// Where each window hash (`FeatureWindow.hashedCount`) is in a row of `windows` (-1: not held).
     let column: [Int]
 
     /// `holdingCropWindows` false: only the overlay windows are held (the tables need every
@@ -82,7 +83,7 @@ struct CompactHashes: Sendable {
     init(plan: CandidatePlan, holdingCropWindows: Bool = true) {
         self.plan = plan
         held = holdingCropWindows ? plan.windows : Array(Set(plan.overlayWindows)).sorted()
-        var column = [Int](repeating: -1, count: FeatureWindow.crops.count)
+        var column = [Int](repeating: -1, count: FeatureWindow.hashedCount)
         for (position, k) in held.enumerated() { column[k] = position }
         self.column = column
     }
@@ -97,12 +98,12 @@ struct CompactHashes: Sendable {
         hasMirror.reserveCapacity(rows)
     }
 
-    /// Appends a photo; `windows` is its `FeatureWindow.crops` hashes, in order (as many as its
-    /// worker sent), or empty.
+    /// Appends a photo; `windows` is its window hashes, in order (as many as its worker sent),
+    /// or empty.
     mutating func append(frame: UInt64, windows all: [UInt64], mirror: UInt64? = nil, content: UInt64? = nil) {
         let row = Int32(frames.count)
         frames.append(frame)
-        let count = min(all.count, FeatureWindow.crops.count)
+        let count = min(all.count, FeatureWindow.hashedCount)
         windowCounts.append(UInt8(count))
         for k in held { windows.append(k < count ? all[k] : 0) }
         mirrors.append(mirror ?? 0)
@@ -134,7 +135,7 @@ struct CompactHashes: Sendable {
 struct CandidateSearch: Sendable {
     /// The plan's crop windows (`plan.cropWindows`, in that order) of the rows in a range:
     /// `range.count × plan.cropWindows.count` hashes, row after row; a row without a window has
-    /// `FeatureWindow.crops.count` or fewer windows and reads as such through `windowCounts`.
+    /// fewer window hashes and reads as such through `windowCounts`.
     typealias CropWindowSource = @Sendable (Range<Int>) throws -> [UInt64]
 
     let hashes: CompactHashes

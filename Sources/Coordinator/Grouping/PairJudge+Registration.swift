@@ -37,6 +37,9 @@ extension PairJudge {
     /// How far a registered window may turn (radians): 6°, past any straightening the corpora
     /// hold (4°) and short of a different framing.
     static let registrationAngle = 6.0 * Double.pi / 180
+    /// How far a registration from a straightened frame may turn: 2° past the steepest
+    /// (`FeatureWindow.straightenings`, 6°), as a straighten tool's crop at 8° still is.
+    static let registrationStraightenedAngle = 8.0 * Double.pi / 180
     /// The smallest registered window, a share of the original's width: a crop that keeps less
     /// is a different picture of the scene as often as an edit of it.
     static let registrationSmallest = 0.7
@@ -52,35 +55,62 @@ extension PairJudge {
     /// explained away by a window fitted to hide them. (Tried on pairs called similar too,
     /// registration turned 17 of the hard set's 504 pairs of a burst frame and a file of its
     /// scene from similar to near, and 4 of 2,713 similar pairs of the benchmark's 100,000 rows.)
+    ///
+    /// Pairings through a straightened frame (pipeline 6, `FeatureWindow.straightenedWindows`)
+    /// are not compared as windows are: when the others give no verdict, the pair is registered
+    /// from the first of them (rules 21).
     func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
                   cache: inout LayoutCellCache) -> PairRelation? {
         var best: BestPairing?
         let direct = directRelation(a, b, pairings: pairings, rows: rows, cache: &cache, best: &best)
-        guard direct == nil, let best, best.difference > best.limit,
-              best.difference <= best.limit * Self.registrationReach else { return direct }
-        let within = min(windowConfirmation, best.difference * Self.registrationGain)
-        return registered(a, b, from: best, within: within, rows: rows, cache: &cache) ? .near : nil
+        guard direct == nil else { return direct }
+        if let best {
+            guard best.difference > best.limit else { return nil }
+            let within = min(windowConfirmation, best.difference * Self.registrationGain)
+            if best.difference <= best.limit * Self.registrationReach,
+               registered(a, b, from: best.pairing, within: within, rows: rows, cache: &cache) { return .near }
+            guard let straightened = pairings.first(where: Self.throughStraightened) else { return nil }
+            return registered(a, b, from: straightened, within: within, rows: rows, cache: &cache) ? .near : nil
+        }
+        guard let straightened = pairings.first(where: Self.throughStraightened) else { return nil }
+        return registered(a, b, from: straightened, within: windowConfirmation, rows: rows, cache: &cache) ? .near : nil
     }
 
-    /// Whether one photo's whole frame registers in the other (starting from `best`) within
-    /// `limit` and the part under it is near the other's frame. Not for two shots with different capture
+    /// Whether the pairing compares a straightened frame (`FeatureWindow.straightenedWindows`)
+    /// of one photo with the other's frame.
+    static func throughStraightened(_ pairing: Grouper.Pairing) -> Bool {
+        pairing.slotA > FeatureWindow.crops.count && pairing.slotA <= FeatureWindow.hashedCount
+            || pairing.slotB > FeatureWindow.crops.count && pairing.slotB <= FeatureWindow.hashedCount
+    }
+
+    /// Where registration starts: a crop window (`FeatureWindow.crops`) or a straightened frame.
+    enum RegistrationStart {
+        case crop(FeatureWindow)
+        case straightened(Int)
+    }
+
+    /// Whether one photo's whole frame registers in the other (starting from the window
+    /// `pairing` matched against the other's frame) within `limit` and the part under it is
+    /// near the other's frame. Not for two shots with different capture
     /// times, nor plain graphics (their colour rules decide), nor whole-frame, mirrored or
     /// overlay pairings.
-    func registered(_ a: GroupingPhoto, _ b: GroupingPhoto, from best: BestPairing, within limit: Float, rows: (Int32, Int32),
+    func registered(_ a: GroupingPhoto, _ b: GroupingPhoto, from pairing: Grouper.Pairing, within limit: Float, rows: (Int32, Int32),
                     cache: inout LayoutCellCache) -> Bool {
         let side = LayoutThumbnail.side
         guard a.thumbnail.count == side * side, b.thumbnail.count == side * side,
               a.width > 0, a.height > 0, b.width > 0, b.height > 0 else { return false }
         if let ta = a.captureTime, let tb = b.captureTime, ta != tb { return false }
-        let crops = 1...FeatureWindow.crops.count
+        let crops = 1...FeatureWindow.crops.count, straightened = (FeatureWindow.crops.count + 1)...FeatureWindow.hashedCount
         // Not from whole frames: frames that nearly agree are far more often two photos alike
         // than a crop of one. At 300,000 benchmark rows, 9,737 of 10,047 registrations started
         // from whole frames and 22 of those ended near, against 136 of the 310 from a window.
         // The photo the window lies in, the other, and where the window starts:
-        let original: GroupingPhoto, copy: GroupingPhoto, start: FeatureWindow
-        switch (best.pairing.slotA, best.pairing.slotB) {
-        case (let slot, 0) where crops.contains(slot): (original, copy, start) = (a, b, FeatureWindow.crops[slot - 1])
-        case (0, let slot) where crops.contains(slot): (original, copy, start) = (b, a, FeatureWindow.crops[slot - 1])
+        let original: GroupingPhoto, copy: GroupingPhoto, start: RegistrationStart
+        switch (pairing.slotA, pairing.slotB) {
+        case (let slot, 0) where crops.contains(slot): (original, copy, start) = (a, b, .crop(FeatureWindow.crops[slot - 1]))
+        case (0, let slot) where crops.contains(slot): (original, copy, start) = (b, a, .crop(FeatureWindow.crops[slot - 1]))
+        case (let slot, 0) where straightened.contains(slot): (original, copy, start) = (a, b, .straightened(slot - 1))
+        case (0, let slot) where straightened.contains(slot): (original, copy, start) = (b, a, .straightened(slot - 1))
         default: return false
         }
         // Plain graphics are left to their colour rules: a window fitted freely to a few flat
@@ -116,40 +146,25 @@ extension PairJudge {
     /// the window's centre, width, turn and corners from the best of a few seeds in `start`,
     /// each placement scored by `LayoutThumbnail.evidenceDifference` of its ranked cells and
     /// the copy's. Gives up early on placements that stay far off (see the gates below).
-    static func register(_ copy: GroupingPhoto, in original: GroupingPhoto, from start: FeatureWindow, limit: Float) -> TurnedWindow? {
+    static func register(_ copy: GroupingPhoto, in original: GroupingPhoto, from start: RegistrationStart, limit: Float) -> TurnedWindow? {
         let side = LayoutThumbnail.side, cellsSide = LayoutThumbnail.comparisonSide
         let target = LayoutThumbnail.RankedCells(LayoutThumbnail.cells(of: copy.thumbnail, in: .full))
         let imageAspect = Double(original.width) / Double(original.height), shape = Double(copy.width) / Double(copy.height)
+        let seeds: [TurnedWindow], largestTurn: Double
+        switch start {
+        case .crop(let window):
+            seeds = cropSeeds(window, imageAspect: imageAspect, shape: shape)
+            largestTurn = registrationAngle
+        case .straightened(let index):
+            seeds = straightenedSeeds(index, imageAspect: imageAspect, shape: shape)
+            largestTurn = registrationStraightenedAngle
+        }
         func score(_ window: TurnedWindow, samples: Int = 2) -> Float? {
-            guard window.width >= registrationSmallest, window.width <= 1, abs(window.angle) <= registrationAngle,
+            guard window.width >= registrationSmallest, window.width <= 1, abs(window.angle) <= largestTurn,
                   window.isInside() else { return nil }
             let values = window.resampled(original.thumbnail[...], side: side, columns: cellsSide, rows: cellsSide, samples: samples)
             return LayoutThumbnail.evidenceDifference(LayoutThumbnail.RankedCells(LayoutThumbnail.ranks(values)), target)
         }
-        // Seeds: the largest box of the copy's shape inside the start window, against the edges
-        // of the frame the window keeps (a crop keeps the sides it does not cut: 15% off the
-        // left and 10% off the bottom leaves the top and right where they were), and that box
-        // centred and turned by 2° and 4° either way (a straightened photo is cropped about its
-        // centre). One seed each way, not one in every corner: at a million rows, corner seeds
-        // made registration cost 5.2 s of judging instead of about 2.
-        let width = min(start.width, start.height * shape / imageAspect)
-        let height = width * imageAspect / shape
-        func anchor(_ origin: Double, _ size: Double) -> Double {
-            // 0: against the frame's first edge, 1: its last, 0.5: centred.
-            let first = origin <= 0.001, last = origin + size >= 0.999
-            return first == last ? 0.5 : (first ? 0 : 1)
-        }
-        func box(_ fx: Double, _ fy: Double, degrees: Double = 0) -> TurnedWindow {
-            // fx, fy: where the box sits in the start window, 0 (left, top) to 1 (right, bottom).
-            var box = TurnedWindow(centreX: start.x + width / 2 + fx * (start.width - width),
-                                   centreY: start.y + height / 2 + fy * (start.height - height), width: width,
-                                   angle: degrees * Double.pi / 180, imageAspect: imageAspect, shape: shape)
-            // A turned box must be smaller to stay inside the frame.
-            while !box.isInside(), box.width > registrationSmallest { box.width -= 0.01 }
-            return box
-        }
-        let seeds = [box(anchor(start.x, start.width), anchor(start.y, start.height))]
-            + [-2.0, 2, -4, 4].map { box(0.5, 0.5, degrees: $0) }
         var best: (window: TurnedWindow, difference: Float)?
         for seed in seeds {
             // A sample a cell is enough to choose where to start from.
@@ -194,5 +209,52 @@ extension PairJudge {
             if current.difference <= limit / 2 { break }
         }
         return current.difference <= limit ? current.window : nil
+    }
+
+    /// Seeds from a crop window: the largest box of the copy's shape inside the window, against
+    /// the edges of the frame the window keeps (a crop keeps the sides it does not cut: 15% off
+    /// the left and 10% off the bottom leaves the top and right where they were), and that box
+    /// centred and turned by 2° and 4° either way (a straightened photo is cropped about its
+    /// centre). One seed each way, not one in every corner: at a million rows, corner seeds
+    /// made registration cost 5.2 s of judging instead of about 2.
+    static func cropSeeds(_ start: FeatureWindow, imageAspect: Double, shape: Double) -> [TurnedWindow] {
+        let width = min(start.width, start.height * shape / imageAspect)
+        let height = width * imageAspect / shape
+        func anchor(_ origin: Double, _ size: Double) -> Double {
+            // 0: against the frame's first edge, 1: its last, 0.5: centred.
+            let first = origin <= 0.001, last = origin + size >= 0.999
+            return first == last ? 0.5 : (first ? 0 : 1)
+        }
+        func box(_ fx: Double, _ fy: Double, degrees: Double = 0) -> TurnedWindow {
+            // fx, fy: where the box sits in the start window, 0 (left, top) to 1 (right, bottom).
+            let box = TurnedWindow(centreX: start.x + width / 2 + fx * (start.width - width),
+                                   centreY: start.y + height / 2 + fy * (start.height - height), width: width,
+                                   angle: degrees * Double.pi / 180, imageAspect: imageAspect, shape: shape)
+            return shrunkInside(box)
+        }
+        return [box(anchor(start.x, start.width), anchor(start.y, start.height))]
+            + [-2.0, 2, -4, 4].map { box(0.5, 0.5, degrees: $0) }
+    }
+
+    /// Seeds from a straightened frame (`FeatureWindow.straightened`): that window in the copy's
+    /// shape, and turned a further `registrationSteps[0].turn` either way (the windows are 3°
+    /// apart, so a copy straightened by any angle up to 7.5° lies within 1.5° of a seed).
+    static func straightenedSeeds(_ index: Int, imageAspect: Double, shape: Double) -> [TurnedWindow] {
+        var window = FeatureWindow.straightened(index, imageAspect: imageAspect)
+        window.shape = shape
+        let turn = registrationSteps[0].turn
+        return [0, -turn, turn].map { change in
+            var seed = window
+            seed.angle += change
+            return shrunkInside(seed)
+        }
+    }
+
+    /// The box made smaller, a hundredth of the frame at a time, until it lies inside the frame
+    /// (a turned box must be smaller to), or down to `registrationSmallest`.
+    private static func shrunkInside(_ window: TurnedWindow) -> TurnedWindow {
+        var box = window
+        while !box.isInside(), box.width > registrationSmallest { box.width -= 0.01 }
+        return box
     }
 }

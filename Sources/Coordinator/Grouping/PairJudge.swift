@@ -80,7 +80,8 @@ struct PairJudge: Sendable {
         // Whether whole frames (mirrored or not) confirm them: two plain graphics confirmed only
         // through windows must show one ground colour too (`samePlainGround`, rules 19).
         var framesConfirm = false
-        for pairing in pairings {
+        // Straightened frames are not compared as windows are: `relation` registers from them.
+        for pairing in pairings where !Self.throughStraightened(pairing) {
             let cellsA = cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) }
             let cellsB = cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) }
             let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)

@@ -176,7 +176,7 @@ private struct OutcomeWriter {
         if f.sha256.count != 32 { return "a SHA-256 of \(f.sha256.count) bytes" }
         if f.width == 0 || f.height == 0 { return "no pixel size" }
         if !f.thumbnail.isEmpty && f.thumbnail.count != side * side { return "a thumbnail of \(f.thumbnail.count) bytes" }
-        if f.windowPhash.count > FeatureWindow.crops.count { return "\(f.windowPhash.count) window hashes" }
+        if f.windowPhash.count > FeatureWindow.hashedCount { return "\(f.windowPhash.count) window hashes" }
         return nil
     }
 }

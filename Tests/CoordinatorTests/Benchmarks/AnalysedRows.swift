@@ -27,9 +27,9 @@ enum AnalysedRows {
         }
     }
 
-    /// Every pairing candidate search can make for the two: whole frames, each crop window
-    /// against the other's frame either way, the same overlay or caption window of both, either
-    /// mirrored, and a content box against the other's frame.
+    /// Every pairing the judge compares that candidate search can make for the two: whole
+    /// frames, each crop window against the other's frame either way, the same overlay or
+    /// caption window of both, either mirrored, and a content box against the other's frame.
     static func pairings(_ a: GroupingPhoto, _ b: GroupingPhoto) -> [Grouper.Pairing] {
         var slots = [(0, 0)]
         for k in 1...FeatureWindow.crops.count { slots += [(k, 0), (0, k)] }
@@ -41,7 +41,8 @@ enum AnalysedRows {
         return slots.map { Grouper.Pairing(slotA: $0.0, slotB: $0.1) }
     }
 
-    /// The pairings of `pairings` whose hashes are within the default plan's radii.
+    /// The pairings of `pairings`, and of straightened frames against whole frames, whose hashes
+    /// are within the default plan's radii.
     static func pairingsWithinReach(_ a: GroupingPhoto, _ b: GroupingPhoto, plan: CandidatePlan = CandidatePlan()) -> [Grouper.Pairing] {
         let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
         func hash(_ photo: GroupingPhoto, _ slot: Int) -> UInt64? {
@@ -52,7 +53,12 @@ enum AnalysedRows {
             default: slot - 1 < photo.windowPHashes.count ? photo.windowPHashes[slot - 1] : nil
             }
         }
-        return pairings(a, b).filter { pairing in
+        // Straightened frames against whole frames too (pipeline 6): search looks them up, and
+        // the judge registers from them (`pairings` leaves them out: no window compares them).
+        let straightened = FeatureWindow.straightenedWindows.flatMap { k in
+            [Grouper.Pairing(slotA: k + 1, slotB: 0), Grouper.Pairing(slotA: 0, slotB: k + 1)]
+        }
+        return (pairings(a, b) + straightened).filter { pairing in
             guard let x = hash(a, pairing.slotA), let y = hash(b, pairing.slotB) else { return false }
             let distance = (x ^ y).nonzeroBitCount
             switch (pairing.slotA, pairing.slotB) {

@@ -258,7 +258,7 @@ extension CandidatePlan {
             if let contentB, close(contentB, a.pHash, frameRadius, framePieceRadius) { return true }
             if let contentA, let contentB, close(contentA, contentB, frameRadius, framePieceRadius) { return true }
         }
-        guard a.windowPHashes.count == FeatureWindow.crops.count, b.windowPHashes.count == FeatureWindow.crops.count else { return false }
+        guard a.windowPHashes.count == FeatureWindow.hashedCount, b.windowPHashes.count == FeatureWindow.hashedCount else { return false }
         for k in cropWindows where close(a.windowPHashes[k], b.pHash, cropRadius, windowPieceRadius)
             || close(b.windowPHashes[k], a.pHash, cropRadius, windowPieceRadius) {
             return true

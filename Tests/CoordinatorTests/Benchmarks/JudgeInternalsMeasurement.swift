@@ -54,7 +54,8 @@ struct JudgeInternalsMeasurement {
                     return "\(foreground) oneMonochrome move=\(move.map { String(format: "%.0f", $0) } ?? "-") plainVerdict=\(PairJudge.plainGraphicsVerdict(a, b, pairing))"
                 }
             }
-            let confirming = pairings.compactMap { pairing -> String? in
+            // Straightened frames are not compared as windows (the judge registers from them).
+            let confirming = pairings.filter { !PairJudge.throughStraightened($0) }.compactMap { pairing -> String? in
                 let cellsA = PairJudge.cells(a, pairing.slotA), cellsB = PairJudge.cells(b, pairing.slotB)
                 let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
                 guard difference <= judge.limit(pairing) else { return nil }
@@ -107,7 +108,7 @@ struct JudgeInternalsMeasurement {
             let start = best.pairing.slotA == 0 && best.pairing.slotB == 0 ? FeatureWindow(x: 0.04, y: 0.04, width: 0.92, height: 0.92)
                 : best.pairing.slotB == 0 && original.id == a.id && best.pairing.slotA <= FeatureWindow.crops.count ? FeatureWindow.crops[max(0, best.pairing.slotA - 1)]
                 : best.pairing.slotA == 0 && original.id == b.id && best.pairing.slotB <= FeatureWindow.crops.count ? FeatureWindow.crops[max(0, best.pairing.slotB - 1)] : nil
-            guard let start, let window = PairJudge.register(copy, in: original, from: start, limit: 1) else { continue }
+            guard let start, let window = PairJudge.register(copy, in: original, from: .crop(start), limit: 1) else { continue }
             let part = PairJudge.part(of: original, under: window)
             var strict = judge, ignored: PairJudge.BestPairing?, noCache = LayoutCellCache(capacity: 0)
             strict.frameConfirmation = judge.windowConfirmation

@@ -40,7 +40,7 @@ import Foundation
 /// when asked, so a million rows cost the benchmark little memory of its own.
 struct RealisticLibrary {
     static let chunks = 8
-    static let windowCount = FeatureWindow.crops.count
+    static let windowCount = FeatureWindow.hashedCount
     static let thumbnailBytes = LayoutThumbnail.side * LayoutThumbnail.side
 
     let model: FeatureModel
