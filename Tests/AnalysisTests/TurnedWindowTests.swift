@@ -25,6 +25,23 @@ struct TurnedWindowTests {
         #expect(FeatureWindow.straightened(FeatureWindow.straightenedWindows[3], imageAspect: aspect).angle > 0)
     }
 
+    /// A 200×150 gray image of waves on a gradient, the same in docs/PROTOCOL.md's terms.
+    static func waves() -> GrayImage {
+        let width = 200, height = 150
+        return GrayImage(width: width, height: height, pixels: (0..<(width * height)).map { index in
+            let x = Double(index % width), y = Double(index / width)
+            return UInt8(max(0, min(255, 128 + 60 * sin(x / 13) * cos(y / 9) + 0.3 * x - 0.2 * y)))
+        })
+    }
+
+    /// The values a worker in another language must reproduce: a Python implementation written
+    /// from docs/PROTOCOL.md's description alone gave these four, bit for bit.
+    @Test("straightened frames: known answers, in wire order (−3°, 3°, −6°, 6°)")
+    func straightenedKnownAnswers() {
+        let hashes = PerceptualHash.straightenedPHashes(AreaSampler(Self.waves()))
+        #expect(hashes == [0x83CF_03C7_03A9_F8F1, 0x86D2_56D2_56F8_A9AC, 0x83D7_0357_0389_F8F9, 0xB482_F602_F6F8_0FAC])
+    }
+
     @Test("an unturned window resamples the plane where its cells lie")
     func unturned() {
         // The middle half of a square image, at its own shape.

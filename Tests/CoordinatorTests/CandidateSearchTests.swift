@@ -120,6 +120,8 @@ struct CandidateSearchTests {
         #expect([0, 1, 2, 3].map { hashes.hasWindow($0, 20) } == [true, false, true, true])
         #expect([0, 1, 2, 3].map { hashes.hasWindow($0, FeatureWindow.bandWindows[0]) } == [true, false, false, true])
         #expect([0, 1, 2, 3].map { hashes.hasWindow($0, straightened) } == [true, false, false, false])
+        // Slots are window + 1, and `CandidateSort` packs slots 0–61 (then the mirror and content).
+        #expect(FeatureWindow.hashedCount <= 61)
         #expect(hashes.contentRows == [2] && hashes.contents == [9])
     }
 }

@@ -125,6 +125,17 @@ struct RegisteredCropsTests {
         }
     }
 
+    @Test("a copy straightened by each window's angle is nearest that window's hash (wire order and turn direction)")
+    func straightenedWireOrder() throws {
+        let scene = Scene(seed: 7)
+        let original = try analysed(1, Self.render(scene))
+        for (position, degrees) in FeatureWindow.straightenings.enumerated() {
+            let copy = try analysed(2, Self.straightened(scene, degrees: degrees))
+            let distances = FeatureWindow.straightenedWindows.map { PerceptualHash.distance(original.windowPHashes[$0], copy.pHash) }
+            #expect(distances.firstIndex(of: distances.min()!) == position, "\(degrees)°: \(distances)")
+        }
+    }
+
     @Test("a burst frame (zoomed in 4%, part of the scene lit 40% brighter) and another scene are not near")
     func othersDoNotRegister() throws {
         let scene = Scene(seed: 7)

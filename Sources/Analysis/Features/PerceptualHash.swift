@@ -107,7 +107,7 @@ public enum PerceptualHash {
         return out
     }
 
-    /// The basis pHash uses, computed once (51 hashes per photo would otherwise recompute it).
+    /// The basis pHash uses, computed once (61 hashes per photo would otherwise recompute it).
     private static let pHashBasis = cosineBasis(size: 32, keep: 8)
 
     /// cos(pi * (2n + 1) * k / (2N)) for k < keep, n < size.

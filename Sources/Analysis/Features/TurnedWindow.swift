@@ -38,7 +38,7 @@ public struct TurnedWindow: Sendable, Equatable {
 
     /// The largest box of the image's own shape centred in it and turned by `degrees`: what a
     /// straighten tool keeps when it crops the turned photo to hide its corners. The box's
-    /// width and height are k times the image's, with k = 1 / (cos a + max(r, 1/r) · sin a)
+    /// width and height are k times the image's, with k = 1 / (cos a + max(r, 1/r) · |sin a|)
     /// for the image's aspect r: then its turned extent, k(W cos a + H sin a) across and
     /// k(W sin a + H cos a) down, fits in W × H.
     public static func straightened(degrees: Double, imageAspect: Double) -> TurnedWindow {

@@ -44,8 +44,9 @@ struct CandidatePlan: Sendable, Equatable {
 }
 
 /// A pair of photos whose hashes came close, and which parts of them did: slot 0 is the whole
-/// frame, slot k the window `FeatureWindow.crops[k - 1]`, `mirrorSlot` the whole frame's mirror
-/// image, `contentSlot` the content inside its borders. Rows are indexes into the input.
+/// frame, slot k the window hash k - 1 (`FeatureWindow.crops[k - 1]`, or past them a
+/// straightened frame), `mirrorSlot` the whole frame's mirror image, `contentSlot` the content
+/// inside its borders. Rows are indexes into the input.
 struct Candidate: Sendable, Hashable {
     var a: Int32
     var b: Int32
@@ -155,8 +156,9 @@ struct CandidateSearch: Sendable {
     /// every row that has it, numbered by row. One table per window, not one for all of them:
     /// a shared table (its six windows' keys salted apart, to spare five sets of offsets) put
     /// six times the hashes in every bucket, and a query scanned them all to keep its own
-    /// window's; at a million rows its overlay queries, 6 of a row's 48, cost more than the
-    /// other 42 (perf, bench/grouping.sh grouper: 17.9% of all samples against 13.5%). Built
+    /// window's; at a million rows its overlay queries, 6 of a row's 48 (52 from pipeline 6),
+    /// cost more than the other 42 (perf, bench/grouping.sh grouper: 17.9% of all samples
+    /// against 13.5%). Built
     /// when its pass starts and let go after, a table at a time holds a sixth of the shared
     /// one's hashes. Pieces as for the frames: the same radius covers the same share of pairs.
     func overlayIndex(position: Int) -> MultiIndexHash {

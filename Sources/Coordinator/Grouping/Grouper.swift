@@ -34,8 +34,9 @@ struct Grouper: Sendable {
     /// How each group's keeper is chosen once the group is known.
     var keeperPolicy = KeeperPolicy()
 
-    /// Which part of each photo a candidate matched: 0 the whole frame, k the window
-    /// `FeatureWindow.crops[k - 1]`, `Candidate.mirrorSlot` the whole frame's mirror image,
+    /// Which part of each photo a candidate matched: 0 the whole frame, k the window hash k - 1
+    /// (`FeatureWindow.crops[k - 1]`, or past them a straightened frame, `PairJudge.throughStraightened`),
+    /// `Candidate.mirrorSlot` the whole frame's mirror image,
     /// `Candidate.contentSlot` the content inside its borders.
     struct Pairing: Equatable {
         var slotA: Int
@@ -385,9 +386,9 @@ struct Grouper: Sendable {
         if let contentA { best = min(best, PerceptualHash.distance(contentA, b.pHash)) }
         if let contentB { best = min(best, PerceptualHash.distance(a.pHash, contentB)) }
         if let contentA, let contentB { best = min(best, PerceptualHash.distance(contentA, contentB)) }
-        for (wa, wb) in zip(a.windowPHashes, b.windowPHashes) {
-            best = min(best, PerceptualHash.distance(wa, b.pHash), PerceptualHash.distance(a.pHash, wb))
-        }
+        // Each side's windows (rows of different pipelines hold different counts).
+        for window in a.windowPHashes { best = min(best, PerceptualHash.distance(window, b.pHash)) }
+        for window in b.windowPHashes { best = min(best, PerceptualHash.distance(a.pHash, window)) }
         for k in FeatureWindow.overlayWindows + FeatureWindow.captionWindows where k < min(a.windowPHashes.count, b.windowPHashes.count) {
             best = min(best, PerceptualHash.distance(a.windowPHashes[k], b.windowPHashes[k]))
         }

@@ -1,6 +1,6 @@
 import Analysis
 
-/// Registration (rules 20): a crop or a straightened crop that no fixed window fits.
+/// Registration (rules 20 and 21): a crop or a straightened crop that no fixed window fits.
 ///
 /// Workers hash a fixed set of windows (`FeatureWindow.crops`), and the judge compares the
 /// windows search paired. A crop that keeps 85% of one side and 90% of the other, or a photo
@@ -9,7 +9,8 @@ import Analysis
 /// forest, leaves, rows of cups) the misfit alone moves the layout past the window limit. Such a
 /// pair is registered: the copy's whole
 /// frame is looked for in the original as a `TurnedWindow` (moved, scaled to the copy's
-/// shape, turned up to `registrationAngle`), from the pairing that came closest, and where it
+/// shape, turned up to `registrationAngle`), from the pairing that came closest or from a
+/// straightened frame search paired (pipeline 6, rules 21), and where it
 /// fits within the window limit, the part of the original under it is judged against the copy
 /// as two whole frames are, by every check (change of the scene, colours), at the window limit.
 /// docs/FEATURES.md, "Registered crops", has the numbers.
@@ -58,22 +59,29 @@ extension PairJudge {
     ///
     /// Pairings through a straightened frame (pipeline 6, `FeatureWindow.straightenedWindows`)
     /// are not compared as windows are: when the others give no verdict, the pair is registered
-    /// from the first of them (rules 21).
+    /// from the first of them each way (one photo's straightened frame in the other's, and the
+    /// other's in the first: search may pair either way, and only one is the copy), at most two
+    /// registrations (rules 21).
     func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
                   cache: inout LayoutCellCache) -> PairRelation? {
         var best: BestPairing?
         let direct = directRelation(a, b, pairings: pairings, rows: rows, cache: &cache, best: &best)
         guard direct == nil else { return direct }
+        // Within the window limit, and within half the difference of the fixed pairing that came
+        // closest when one was compared.
+        var within = windowConfirmation
         if let best {
             guard best.difference > best.limit else { return nil }
-            let within = min(windowConfirmation, best.difference * Self.registrationGain)
+            within = min(windowConfirmation, best.difference * Self.registrationGain)
             if best.difference <= best.limit * Self.registrationReach,
                registered(a, b, from: best.pairing, within: within, rows: rows, cache: &cache) { return .near }
-            guard let straightened = pairings.first(where: Self.throughStraightened) else { return nil }
-            return registered(a, b, from: straightened, within: within, rows: rows, cache: &cache) ? .near : nil
         }
-        guard let straightened = pairings.first(where: Self.throughStraightened) else { return nil }
-        return registered(a, b, from: straightened, within: windowConfirmation, rows: rows, cache: &cache) ? .near : nil
+        let straightened = [pairings.first { $0.slotB == 0 && Self.throughStraightened($0) },
+                            pairings.first { $0.slotA == 0 && Self.throughStraightened($0) }]
+        for case let start? in straightened where registered(a, b, from: start, within: within, rows: rows, cache: &cache) {
+            return .near
+        }
+        return nil
     }
 
     /// Whether the pairing compares a straightened frame (`FeatureWindow.straightenedWindows`)
@@ -113,15 +121,16 @@ extension PairJudge {
         case (0, let slot) where straightened.contains(slot): (original, copy, start) = (b, a, .straightened(slot - 1))
         default: return false
         }
+        guard let window = Self.register(copy, in: original, from: start, limit: limit) else { return false }
         // Plain graphics are left to their colour rules: a window fitted freely to a few flat
         // shapes explains more than a fixed one, and rules 19 already finds a fixed window and
         // one colour edit too much to tell two generated graphics apart by. (Registering them
         // too grouped one more of the hard set's burst frames, through a forest photo the
-        // mask reads as plain: precision 0.983 to 0.975.)
+        // mask reads as plain: precision 0.983 to 0.975.) Asked once a window registered: most
+        // registrations end at their seeds, and the plain-graphic mask costs more than a seed.
         if cache.isPlainGraphic(row: rows.0, make: { Self.isPlainGraphic(a) })
             || cache.isPlainGraphic(row: rows.1, make: { Self.isPlainGraphic(b) }) { return false }
         // The registered part is judged as a whole frame, at the window limit.
-        guard let window = Self.register(copy, in: original, from: start, limit: limit) else { return false }
         var strict = self, none = LayoutCellCache(capacity: 0), ignored: BestPairing?
         strict.frameConfirmation = windowConfirmation
         return strict.directRelation(Self.part(of: original, under: window), copy, pairings: [Grouper.Pairing(slotA: 0, slotB: 0)],

@@ -73,7 +73,7 @@ struct JudgeInternalsMeasurement {
             if let dump = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE_DUMP"] {
                 // CULL_BENCH_JUDGE_DUMP=FILE.jsonl: the mask cells (luma, Cb, Cr on `ColourMask`'s grid) and
                 // local change at the first confirming pairing whose hues and orders agree, one JSON line a pair.
-                for pairing in pairings {
+                for pairing in pairings where !PairJudge.throughStraightened(pairing) {
                     let cellsA = PairJudge.cells(a, pairing.slotA), cellsB = PairJudge.cells(b, pairing.slotB)
                     guard LayoutThumbnail.evidenceDifference(cellsA, cellsB) <= judge.limit(pairing), !PairJudge.coloursDisagree(a, b, pairing),
                           let maskA = PairJudge.maskCells(a, pairing.slotA), let maskB = PairJudge.maskCells(b, pairing.slotB) else { continue }

@@ -367,7 +367,9 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
   /// pHashes of the crop windows, in order: 25 of 90% (offsets 0...10% in 2.5% steps, row
   /// by row), then 25 of 80% (offsets 0...20% in 5% steps), then (pipeline 4) six bands: 80%
   /// wide and full height at x = 0, 10%, 20%, then full width and 80% high at y = 0, 10%, 20%.
-  /// See docs/FEATURES.md. Empty from workers before pipeline 3, 50 from pipeline 3.
+  /// Then (pipeline 6) the frame straightened by -3, 3, -6 and 6 degrees (docs/PROTOCOL.md).
+  /// See docs/FEATURES.md. Empty from workers before pipeline 3, 50 from pipeline 3, 56 from
+  /// pipeline 4, 60 from pipeline 6.
   public var windowPhash: [UInt64] {
     get {_storage._windowPhash}
     set {_uniqueStorage()._windowPhash = newValue}
