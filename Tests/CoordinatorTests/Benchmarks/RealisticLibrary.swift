@@ -68,8 +68,9 @@ struct RealisticLibrary {
 
     init(model: FeatureModel) { self.model = model }
 
-    /// Slot 0 is the whole frame, slot k + 1 the window `FeatureWindow.crops[k]`, then
-    /// `Candidate.mirrorSlot` and `Candidate.contentSlot` (`hasContent` rows only).
+    /// Slot 0 is the whole frame, slot k + 1 the window hash k (`FeatureWindow.crops[k]`, then
+    /// the straightened frames of pipeline 6), then `Candidate.mirrorSlot` and
+    /// `Candidate.contentSlot` (`hasContent` rows only).
     func hash(_ row: Int, slot: Int) -> UInt64 {
         var value: UInt64 = 0
         for c in 0..<Self.chunks {
