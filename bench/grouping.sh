@@ -8,7 +8,9 @@
 #     the brute-force popcount floor (up to CULL_BENCH_FLOOR_MAX rows, default 300000),
 #     multi-index hashing of the whole frames at 4 and 5 pieces, and CandidateSearch (frames,
 #     crops, overlays) with the default plan on every row and other plans on a sample of rows,
-#     with the peak RSS, and how many planted copies each plan can reach.
+#     with the peak RSS, and how many planted copies each plan can reach. CULL_BENCH_PLANS=
+#     all | additions | batches | overlay-batches times other plans or variants in the same run
+#     (CandidateSearchBenchmark.swift says which).
 #   grouper 100000,300000,1000000 (default sizes): the whole Grouper (search, judging every
 #     candidate on the thumbnails, clustering) on the same realistic rows, the features read
 #     through a GroupingFeatureSource as from the store, with the peak RSS and how many planted

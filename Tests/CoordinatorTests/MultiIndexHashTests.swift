@@ -21,7 +21,7 @@ struct MultiIndexHashTests {
           arguments: [3, 4, 5, 8])
     func exact(pieces: Int) {
         let stored = Self.hashes(3000, seed: UInt64(pieces))
-        let index = MultiIndexHash(stored, pieces: pieces)
+        let index = MultiIndexHash(stored, pieces: pieces, threads: 2)
         for radius in [0, 3, 8, 10] {
             for query in Self.hashes(60, seed: 99) + stored.prefix(40) {
                 var found: [Int] = []
@@ -31,6 +31,33 @@ struct MultiIndexHashTests {
                 }
                 let expected = stored.indices.filter { (stored[$0] ^ query).nonzeroBitCount <= radius }
                 #expect(found.sorted() == expected, "pieces \(pieces), radius \(radius)")
+            }
+        }
+    }
+
+    @Test("tables built on several threads are the tables one thread builds", arguments: [3, 5, 8])
+    func threadedBuild(pieces: Int) {
+        let stored = Self.hashes(5000, seed: 11)
+        let ids = stored.indices.map { Int32(7 + 3 * $0) }
+        let one = MultiIndexHash(stored, ids: ids, pieces: pieces)
+        for threads in [2, 3, 8] {
+            let several = MultiIndexHash(stored, ids: ids, pieces: pieces, threads: threads)
+            #expect(several.offsets == one.offsets && several.offsetStart == one.offsetStart, "\(threads) threads")
+            #expect(several.occupied == one.occupied && several.occupiedStart == one.occupiedStart, "\(threads) threads")
+            #expect(several.bucketHashes == one.bucketHashes && several.bucketIDs == one.bucketIDs, "\(threads) threads")
+        }
+        // Every bucket holds its key's hashes, in input order: the layout the search reads.
+        let key = { (hash: UInt64, piece: Int) in Int((hash >> UInt64(one.pieceShifts[piece])) & ((1 << UInt64(one.pieceBits[piece])) - 1)) }
+        for piece in 0..<pieces {
+            var expected = [Int](repeating: 0, count: 1 << one.pieceBits[piece])
+            for hash in stored { expected[key(hash, piece)] += 1 }
+            let offsets = one.offsets[one.offsetStart[piece]...]
+            for k in [0, 1, key(stored[0], piece), key(stored[4999], piece)] {
+                let start = piece * stored.count + Int(offsets[offsets.startIndex + k]), end = piece * stored.count + Int(offsets[offsets.startIndex + k + 1])
+                #expect(end - start == expected[k])
+                #expect(one.bucketHashes[start..<end].allSatisfy { key($0, piece) == k })
+                let occupied = one.occupied[one.occupiedStart[piece] + k >> 6] >> UInt64(k & 63) & 1 == 1
+                #expect(occupied == (expected[k] > 0))
             }
         }
     }

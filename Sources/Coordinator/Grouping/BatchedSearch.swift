@@ -15,10 +15,15 @@ struct BatchedSearch {
     /// tables (4 MiB of queries and their order). `CandidateSearch` hands out chunks of this
     /// many rows.
     static let rowsPerBatch = 4096
-    /// Rows whose overlay window goes to its table together: one query a row, so six times the
-    /// rows of a frame batch make as many queries as the six windows of a batch did when they
-    /// shared a table.
-    static let overlayRowsPerBatch = 6 * rowsPerBatch
+    /// Rows whose overlay window goes to its table together: one query a row, so 131,072 rows
+    /// make about as many queries as a frame batch (`rowsPerBatch`), and their probes are as
+    /// dense in the table. Batches of 24,576 rows (until the twenty-eighth session) probed a
+    /// table five times more sparsely, and an overlay query cost 2.7 times a frame batch's: at a
+    /// million realistic rows the whole search took 15.21 / 15.84 / 16.85 s with them against
+    /// 14.21 / 13.99 / 14.84 s, in turn in one run (`CULL_BENCH_PLANS=overlay-batches
+    /// bench/grouping.sh candidates 1000000`), the same 4,800,052 pairs. A million rows are
+    /// eight such chunks, four for each of two threads.
+    static let overlayRowsPerBatch = 32 * rowsPerBatch
 
     /// What one query of a batch asks: for which row, and through which slot of it.
     private struct Query {
@@ -84,17 +89,18 @@ struct BatchedSearch {
     }
 
     /// Every pairing of `rows` through the overlay window at `position` of the plan, against
-    /// that window's table (`CandidateSearch.overlayIndex(position:)`): the same window of both,
+    /// that window's table (`CandidateSearch.overlayIndex(position:threads:)`): the same window of both,
     /// whatever differs lies outside it.
     func searchOverlay(_ position: Int, index: MultiIndexHash, rows: [Int], into found: inout [Candidate]) {
         let hashes = base.hashes, plan = hashes.plan, k = plan.overlayWindows[position]
         let slot = UInt8(k + 1)
         var scratch = MultiIndexHash.ProbeScratch()
         var queries: [UInt64] = [], asking: [Int32] = []
-        for first in stride(from: 0, to: rows.count, by: Self.overlayRowsPerBatch) {
+        let batch = base.overlayRowsPerBatch
+        for first in stride(from: 0, to: rows.count, by: batch) {
             queries.removeAll(keepingCapacity: true)
             asking.removeAll(keepingCapacity: true)
-            for a in rows[first..<min(rows.count, first + Self.overlayRowsPerBatch)] where hashes.hasWindow(a, k) {
+            for a in rows[first..<min(rows.count, first + batch)] where hashes.hasWindow(a, k) {
                 queries.append(hashes.window(a, k))
                 asking.append(Int32(a))
             }

@@ -127,7 +127,7 @@ struct CompactHashes: Sendable {
 ///
 /// The search runs in passes over the rows: the frame index first, then each overlay window's
 /// table, built when its pass starts and let go when it ends, so one overlay table is held at a
-/// time (`overlayIndex(position:)`).
+/// time (`overlayIndex(position:threads:)`).
 ///
 /// Runs on `threads` threads of its own (`ParallelChunks`): call it from a blocking queue.
 ///
@@ -143,13 +143,18 @@ struct CandidateSearch: Sendable {
     /// Whether plans with one piece radius are searched a few rows at a time (`BatchedSearch`);
     /// false only in tests, which compare the two.
     var usesBatches = true
+    /// Rows whose overlay window goes to its table together (`BatchedSearch.overlayRowsPerBatch`);
+    /// benchmarks compare other sizes in one run.
+    var overlayRowsPerBatch = BatchedSearch.overlayRowsPerBatch
     let frameIndex: MultiIndexHash
     private let contentIndex: MultiIndexHash
 
-    init(_ hashes: CompactHashes) {
+    /// `threads`: how many threads build the tables (`MultiIndexHash`), from a thread that may
+    /// block.
+    init(_ hashes: CompactHashes, threads: Int = 1) {
         self.hashes = hashes
-        frameIndex = MultiIndexHash(hashes.frames, pieces: hashes.plan.pieces)
-        contentIndex = MultiIndexHash(hashes.contents, pieces: hashes.plan.pieces)
+        frameIndex = MultiIndexHash(hashes.frames, pieces: hashes.plan.pieces, threads: threads)
+        contentIndex = MultiIndexHash(hashes.contents, pieces: hashes.plan.pieces, threads: threads)
     }
 
     /// The table of the overlay window at `position` in `plan.overlayWindows`: that window of
@@ -161,7 +166,7 @@ struct CandidateSearch: Sendable {
     /// against 13.5%). Built
     /// when its pass starts and let go after, a table at a time holds a sixth of the shared
     /// one's hashes. Pieces as for the frames: the same radius covers the same share of pairs.
-    func overlayIndex(position: Int) -> MultiIndexHash {
+    func overlayIndex(position: Int, threads: Int = 1) -> MultiIndexHash {
         let k = hashes.plan.overlayWindows[position]
         var windows: [UInt64] = [], rows: [Int32] = []
         windows.reserveCapacity(hashes.count)
@@ -170,7 +175,7 @@ struct CandidateSearch: Sendable {
             windows.append(hashes.window(row, k))
             rows.append(Int32(row))
         }
-        return MultiIndexHash(windows, ids: rows, pieces: hashes.plan.pieces ?? MultiIndexHash.pieceCount(for: hashes.count))
+        return MultiIndexHash(windows, ids: rows, pieces: hashes.plan.pieces ?? MultiIndexHash.pieceCount(for: hashes.count), threads: threads)
     }
 
     /// Every candidate pairing within the plan's radii: each whole-frame, mirror, overlay or
@@ -237,8 +242,8 @@ struct CandidateSearch: Sendable {
         if let error = failure.withLock({ $0 }) { throw error }
         // Then each overlay window against its own table.
         for position in plan.overlayWindows.indices where !stop() {
-            let index = overlayIndex(position: position)
-            parts += ParallelChunks.run(count: searched, threads: threads, chunk: BatchedSearch.overlayRowsPerBatch,
+            let index = overlayIndex(position: position, threads: threads)
+            parts += ParallelChunks.run(count: searched, threads: threads, chunk: overlayRowsPerBatch,
                                         shouldStop: stop, progress: passes.advance, initial: { [Candidate]() }) { chunk, found in
                 if let batched {
                     batched.searchOverlay(position, index: index, rows: chunk.map { rows?[$0] ?? $0 }, into: &found)
@@ -276,7 +281,7 @@ struct CandidateSearch: Sendable {
     }
 
     /// One row's overlay window at `position` of the plan against that window's table
-    /// (`overlayIndex(position:)`), query by query.
+    /// (`overlayIndex(position:threads:)`), query by query.
     private func searchOverlay(_ position: Int, index: MultiIndexHash, row a: Int, into found: inout [Candidate]) {
         let plan = hashes.plan, k = plan.overlayWindows[position]
         guard hashes.hasWindow(a, k) else { return }

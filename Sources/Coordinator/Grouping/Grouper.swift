@@ -182,7 +182,7 @@ struct Grouper: Sendable {
             // The crop windows are read a chunk of rows at a time while the search runs.
             let ids = representatives.map { photos[$0].id }
             let hashes = try features.candidateHashes(of: ids, plan: plan, holdingCropWindows: false)
-            let candidates = try CandidateSearch(hashes).candidateParts(threads: threads, cropWindows: { range in
+            let candidates = try CandidateSearch(hashes, threads: threads).candidateParts(threads: threads, cropWindows: { range in
                 try features.cropWindows(of: ids[range], plan: plan)
             }, shouldStop: shouldStop, progress: advance)
             if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
@@ -195,7 +195,7 @@ struct Grouper: Sendable {
             hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
                           content: photo.contentBox == nil ? nil : photo.contentPHash)
         }
-        let candidates = try CandidateSearch(hashes).candidateParts(threads: threads, cropWindows: nil, shouldStop: shouldStop, progress: advance)
+        let candidates = try CandidateSearch(hashes, threads: threads).candidateParts(threads: threads, cropWindows: nil, shouldStop: shouldStop, progress: advance)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
         return candidates
     }

@@ -41,8 +41,8 @@ struct CandidateSearchBenchmark {
         } else {
             Self.say("candidates n=\(count): floor not run above \(Self.floorMax) rows (n² pairs); see the smaller sizes")
         }
-        // CULL_BENCH_PLANS=batches: only the default plan, batched and query by query.
-        for pieces in [4, 5] where Self.environment["CULL_BENCH_PLANS"] != "batches" {
+        // CULL_BENCH_PLANS=batches or overlay-batches: only the default plan, in the variants named.
+        for pieces in [4, 5] where !["batches", "overlay-batches"].contains(Self.environment["CULL_BENCH_PLANS"]) {
             let (index, build) = Self.timed { MultiIndexHash(library.frames, pieces: pieces) }
             let (pairs, query) = Self.timed { Self.framePairs(index, library.frames, radius: Self.frameRadius) }
             let chosen = pieces == MultiIndexHash.pieceCount(for: count) ? " (the piece count chosen for n)" : ""
@@ -100,9 +100,22 @@ struct CandidateSearchBenchmark {
             }
             Self.say("candidates n=\(library.count): peak RSS: \(Self.peakRSS()) MiB")
         }
+        // CULL_BENCH_PLANS=overlay-batches: the default plan's search with the overlay passes'
+        // batches of 24,576 rows (before the twenty-eighth session) and of the default size, in turn.
+        if choice == "overlay-batches" {
+            let search = CandidateSearch(library.compactHashes(plan: CandidatePlan()), threads: Self.cores)
+            for rows in [6 * BatchedSearch.rowsPerBatch, BatchedSearch.overlayRowsPerBatch, 6 * BatchedSearch.rowsPerBatch, BatchedSearch.overlayRowsPerBatch,
+                         6 * BatchedSearch.rowsPerBatch, BatchedSearch.overlayRowsPerBatch] {
+                var variant = search
+                variant.overlayRowsPerBatch = rows
+                let (candidates, seconds) = Self.timed { variant.candidates(threads: Self.cores) }
+                Self.report(library.count, "CandidateSearch, default plan, overlay batches of \(rows) rows, \(Self.cores) threads: search",
+                            seconds, pairs: candidates.count)
+            }
+        }
         for (name, plan) in Self.plans where choice == "all" || plan == CandidatePlan() || (choice == "additions" && name.hasPrefix("default plan without")) {
             let hashes = library.compactHashes(plan: plan)
-            let (search, build) = Self.timed { CandidateSearch(hashes) }
+            let (search, build) = Self.timed { CandidateSearch(hashes, threads: Self.cores) }
             let sampled = choice == "all" && plan != CandidatePlan() && library.count > 20_000
             let step = sampled ? library.count / 20_000 : 1
             let (candidates, seconds) = Self.timed {
