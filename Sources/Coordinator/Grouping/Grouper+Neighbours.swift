@@ -26,7 +26,8 @@ extension Grouper {
             let batch = Array(pairs[start..<min(pairs.count, start + neighbourBatch)])
             let layouts = try features.map { features in try parallelRead(Self.ids(of: batch, photos, representatives), shouldStop: shouldStop, features.layouts) }
             let screened: [(key: UInt64, frames: Float)] = try run(batch, progress: progress, shouldStop: shouldStop) { keys, found in
-                var cache = LayoutCellCache(capacity: 4)
+                // A photo meets its next eight or so in the folder: room for their frames.
+                var cache = LayoutCellCache(capacity: 32)
                 for key in keys {
                     let rows = Self.rows(key)
                     let a = Self.subject(rows.0, photos, representatives, layouts), b = Self.subject(rows.1, photos, representatives, layouts)
@@ -40,7 +41,7 @@ extension Grouper {
             }
             keys += try run(screened, progress: nil, shouldStop: shouldStop) { screened, found in
                 // A photo's frame and windows, for the pairs after it that share it.
-                var cache = LayoutCellCache(capacity: 16)
+                var cache = LayoutCellCache(capacity: 64)
                 for (key, frames) in screened {
                     let rows = Self.rows(key)
                     var a = Self.subject(rows.0, photos, representatives, layouts), b = Self.subject(rows.1, photos, representatives, layouts)
@@ -51,6 +52,8 @@ extension Grouper {
             }
             start += batch.count
         }
+        // In index order, whatever order the threads finished in.
+        keys.sort()
         return keys.map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }
     }
 

@@ -215,7 +215,7 @@ struct Grouper: Sendable {
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
                                        progress: { progress?.advance(by: $0) },
-                                       initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64](), cache: LayoutCellCache()) }) { range, found in
+                                       initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
             // A thread's cache serves all its chunks: the next chunk's pairs meet the same photos.
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound

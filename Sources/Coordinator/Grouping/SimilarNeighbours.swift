@@ -27,7 +27,12 @@ struct SimilarNeighbours: Sendable {
     var hashRadius = 22
 
     /// The neighbour pairs among `photos[representatives]`, as indexes into `representatives`
-    /// (the smaller first), each pair once.
+    /// (the smaller first), each pair once, in the order they are met: photo by photo in time,
+    /// then folder by folder by name. The pairs of one burst come together, so the judge's few
+    /// cached cells serve them (`Grouper.similarNeighbours`) and a batch of pairs reads each
+    /// photo's layout once. Sorted by index, a photo's later partners came back wherever the
+    /// library's order put them: at a million rows, whose names sort otherwise than their
+    /// indexes, the neighbour step ranked most frames once per pair.
     func pairs(_ photos: [GroupingPhoto], representatives: [Int]) -> [(Int, Int)] {
         var timed: [(time: Double, index: Int)] = [], untimed: [(folder: Int32, index: Int)] = []
         var folders: [Substring: Int32] = [:]
@@ -62,7 +67,6 @@ struct SimilarNeighbours: Sendable {
             }
         }
         // A pair is either timed or untimed, never both: each is found once.
-        found.sort()
         return found.map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }
     }
 
