@@ -65,9 +65,8 @@ struct Grouper: Sendable {
         var (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
                                                                        shouldStop: shouldStop)
         let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
-                            distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) }) {
-            isBetterCentre(photos[representatives[$0]], than: photos[representatives[$1]])
-        }
+                            distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) },
+                            photos: photos, photoOf: { representatives[$0] })
         // Neighbours in time or in their folder that no candidate related and no near group
         // holds both of: other shots at most.
         similarPairs += try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, distinctPairs].joined(),
@@ -265,19 +264,6 @@ struct Grouper: Sendable {
         return key(x) < key(y)
     }
 
-    /// `StarClustering` with centres in the order: most partners first (the original a family
-    /// of edits was made from is confirmed with most of them), then the better keeper; `apart`
-    /// pairs never share a group. Only photos with a partner are ordered: the others join no
-    /// group, and at a million photos sorting them all by keeper was 2–3 s of one thread.
-    private func clusters(_ pairs: [(Int, Int)], count: Int, apart: [(Int, Int)] = [], distance: (Int, Int) -> Int = { _, _ in 0 },
-                          better: (Int, Int) -> Bool) -> [[Int]] {
-        var partnerCount = [Int](repeating: 0, count: count)
-        for (a, b) in pairs { partnerCount[a] += 1; partnerCount[b] += 1 }
-        let order = (0..<count).filter { partnerCount[$0] > 0 }
-            .sorted { x, y in partnerCount[x] != partnerCount[y] ? partnerCount[x] > partnerCount[y] : better(x, y) }
-        return StarClustering.clusters(count: count, pairs: pairs, order: order, apart: apart, distance: distance)
-    }
-
     /// Similar groups: each duplicate group stands as one unit (its keeper), each photo in none
     /// as another; units with similar pairs between them are clustered like near pairs. A
     /// group lists each unit's keeper: the shots to choose from, not copies to remove.
@@ -300,9 +286,8 @@ struct Grouper: Sendable {
             let x = unitOf[a], y = unitOf[b]
             unitPairs.insert(UInt64(UInt32(min(x, y))) << 32 | UInt64(UInt32(max(x, y))))
         }
-        let clustered = clusters(unitPairs.map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }, count: unitPhoto.count) {
-            isBetterCentre(photos[unitPhoto[$0]], than: photos[unitPhoto[$1]])
-        }
+        let clustered = clusters(unitPairs.map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }, count: unitPhoto.count,
+                                 photos: photos, photoOf: { unitPhoto[$0] })
         return clustered.map { units in
             let members = units.map { unitPhoto[$0] }
             return group(.similar, members: members, photos, windows: windows)
@@ -360,20 +345,6 @@ struct Grouper: Sendable {
         var plan = plan
         plan.frameRadius = threshold
         return plan
-    }
-
-    /// Which of two photos grouping builds around (the centre of a star, the one of identical
-    /// copies that candidate search looks at): most pixels, then the largest file, then the
-    /// sharpest, then the shortest path. Not the keeper a listing suggests, which
-    /// `keeperPolicy` chooses once a group is known: the groups themselves must not depend on
-    /// the user's preferences.
-    func isBetterCentre(_ a: GroupingPhoto, than b: GroupingPhoto) -> Bool {
-        let pixelsA = a.width * a.height, pixelsB = b.width * b.height
-        if pixelsA != pixelsB { return pixelsA > pixelsB }
-        if a.fileSize != b.fileSize { return a.fileSize > b.fileSize }
-        if a.sharpness != b.sharpness { return a.sharpness > b.sharpness }
-        if a.path.count != b.path.count { return a.path.count < b.path.count }
-        return a.path < b.path
     }
 
     /// The smallest pHash distance between the two photos over the pairings grouping uses
