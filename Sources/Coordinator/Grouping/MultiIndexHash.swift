@@ -85,10 +85,12 @@ struct MultiIndexHash: Sendable {
         let shifts = bits.indices.map { bits[..<$0].reduce(0, +) }
         pieceShifts = shifts
         // Each piece's offsets, occupancy words, hashes and ids lie in ranges of their own.
-        let offsetStart = bits.indices.map { piece in bits[..<piece].reduce(0) { $0 + (1 << $1) + 1 } }
-        let occupiedStart = bits.indices.map { piece in bits[..<piece].reduce(0) { $0 + ((1 << $1) + 63) / 64 } }
-        var offsets = [Int32](repeating: 0, count: bits.reduce(0) { $0 + (1 << $1) + 1 })
-        var occupied = [UInt64](repeating: 0, count: bits.reduce(0) { $0 + ((1 << $1) + 63) / 64 })
+        // (2^bits + 1 offsets and one occupancy bit per key, a piece.)
+        let offsetCounts = bits.map { (1 << $0) + 1 }, wordCounts = bits.map { ((1 << $0) + 63) / 64 }
+        let offsetStart = offsetCounts.indices.map { offsetCounts[..<$0].reduce(0, +) }
+        let occupiedStart = wordCounts.indices.map { wordCounts[..<$0].reduce(0, +) }
+        var offsets = [Int32](repeating: 0, count: offsetCounts.reduce(0, +))
+        var occupied = [UInt64](repeating: 0, count: wordCounts.reduce(0, +))
         var bucketHashes = [UInt64](repeating: 0, count: m * count)
         var bucketIDs = [Int32](repeating: 0, count: m * count)
         offsets.withUnsafeMutableBufferPointer { offsets in
