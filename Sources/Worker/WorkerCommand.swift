@@ -130,6 +130,7 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        CPUBaseline.exitIfUnsupported(program: "cull-worker")
         let environment = ProcessInfo.processInfo.environment
         let (logger, watchdog) = daemonOptions.startDaemon(label: "cull-worker", defaultLevel: .info, environment: environment)
         defer { watchdog?.stop() }
