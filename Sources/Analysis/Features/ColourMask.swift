@@ -48,22 +48,10 @@ public enum ColourMask {
     /// off it; nil without one.
     public static func background(_ cells: [Cell]) -> (colour: Cell, foreground: [Bool])? {
         guard !cells.isEmpty else { return nil }
-        // Each cell's count of cells within `tolerance` of it, every pair measured once (the
-        // distance is symmetric): asked of every plain-graphic pair the judge meets.
-        let (centre, largest) = withUnsafeTemporaryAllocation(of: Int32.self, capacity: cells.count) { counts in
-            counts.initialize(repeating: 1)
-            cells.withUnsafeBufferPointer { cells in
-                for i in cells.indices {
-                    for j in (i + 1)..<cells.count where cells[i].distance(to: cells[j]) <= tolerance {
-                        counts[i] += 1
-                        counts[j] += 1
-                    }
-                }
-            }
-            var best = 0
-            for index in counts.indices where counts[index] > counts[best] { best = index }
-            return (cells[best], Int(counts[best]))
-        }
+        let counts = neighbourCounts(cells)
+        var best = 0
+        for index in counts.indices where counts[index] > counts[best] { best = index }
+        let centre = cells[best], largest = Int(counts[best])
         guard Double(largest) >= backgroundShare * Double(cells.count) else { return nil }
         let foreground = cells.map { $0.distance(to: centre) > tolerance }
         var sum = Cell(luma: 0, cb: 0, cr: 0)
@@ -74,6 +62,46 @@ public enum ColourMask {
         }
         let count = Float(largest)
         return (Cell(luma: sum.luma / count, cb: sum.cb / count, cr: sum.cr / count), foreground)
+    }
+
+    /// For each cell, how many cells (itself too) lie within `tolerance` of it, every pair
+    /// measured once (the distance is symmetric). Asked of every plain-graphic pair the judge
+    /// meets and of every photo whose frame might be a plain graphic: the colours are laid out
+    /// channel by channel and each pair adds its 0 or 1 to both counts without a branch, which
+    /// the compiler vectorises. In `Cell.distance`'s operations and order, so the counts are
+    /// exactly those of measuring pair by pair with it, at about a third of the time
+    /// (pair by pair it was 4% of a million photos' grouping, perf).
+    static func neighbourCounts(_ cells: [Cell]) -> [Int32] {
+        let count = cells.count
+        return [Int32](unsafeUninitializedCapacity: count) { counts, initialized in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: 3 * count) { channels in
+                let luma = UnsafeMutableBufferPointer(rebasing: channels[..<count])
+                let cb = UnsafeMutableBufferPointer(rebasing: channels[count..<(2 * count)])
+                let cr = UnsafeMutableBufferPointer(rebasing: channels[(2 * count)...])
+                for (index, cell) in cells.enumerated() {
+                    luma[index] = cell.luma
+                    cb[index] = cell.cb
+                    cr[index] = cell.cr
+                }
+                counts.initialize(repeating: 1)
+                for index in 0..<count {
+                    let cellLuma = luma[index], cellCb = cb[index], cellCr = cr[index]
+                    var near: Int32 = 0
+                    var other = index + 1
+                    while other < count {
+                        // |ΔY| + |ΔCb| + |ΔCr| as `distance` adds them (a difference's
+                        // magnitude is the same either way round).
+                        let distance = abs(luma[other] - cellLuma) + abs(cb[other] - cellCb) + abs(cr[other] - cellCr)
+                        let isNear: Int32 = distance <= tolerance ? 1 : 0
+                        near &+= isNear
+                        counts[other] &+= isNear
+                        other &+= 1
+                    }
+                    counts[index] &+= near
+                }
+            }
+            initialized = count
+        }
     }
 
     /// How many cells lie off the plain background in either window; nil unless both have one.
