@@ -115,4 +115,27 @@ struct ColourMapTests {
         // Grids of another size: nothing to say.
         #expect(ColourMap.departingCells(original, [Cell](repeating: Cell(luma: 0, cb: 0, cr: 0), count: 10)) == 0)
     }
+
+    @Test("gray levels are ordered as a sort by value orders them, ties and -0 included")
+    func ascendingOrder() {
+        var random = SplitMix64(seed: 53)
+        for count in [0, 1, 2, 143, 144] {
+            // Whole levels (many ties), fractions, -0, and values past 255 (one bucket).
+            let values = (0..<count).map { index -> Float in
+                switch index % 5 {
+                case 0: Float(Int.random(in: 0...20, using: &random))
+                case 1: Float.random(in: 0...255, using: &random)
+                case 2: -0.0
+                case 3: Float.random(in: 255...400, using: &random)
+                default: Float(Int.random(in: 0...255, using: &random)) + 0.5
+                }
+            }
+            let order = ColourMap.ascendingOrder(values)
+            #expect(order.sorted() == Array(values.indices))
+            #expect(order.map { values[$0] } == values.sorted(), "\(count) values")
+        }
+        // Not gray levels: sorted all the same.
+        let signed: [Float] = [3, -2, 0, -7.5, 1]
+        #expect(ColourMap.ascendingOrder(signed).map { signed[$0] } == signed.sorted())
+    }
 }

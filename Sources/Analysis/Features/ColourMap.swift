@@ -164,7 +164,7 @@ public enum ColourMap {
     /// pair one level with another; the median of one level's counterparts is its own however
     /// much of the rest changed.
     static func toneCurve(_ values: [Float], onto target: [Float]) -> [Float] {
-        let order = values.indices.sorted { values[$0] < values[$1] }
+        let order = ascendingOrder(values)
         // Blocks are runs of `order`; `counterparts` holds the cells' values in `target` in
         // that order, each block's run kept sorted, so pooling two blocks merges two runs.
         var counterparts = order.map { target[$0] }
@@ -187,6 +187,20 @@ public enum ColourMap {
         var out = [Float](repeating: 0, count: values.count)
         for block in blocks { for position in block.start..<block.end { out[order[position]] = block.level } }
         return out
+    }
+
+    /// The indexes of `values` in ascending order of value. Gray levels (never negative) are
+    /// sorted as packed keys (`SortKeys`, as `LayoutThumbnail.rank` does), without a closure:
+    /// the judge asks this four times of every pair of colour windows it compares. Equal values
+    /// keep index order; `toneCurve` treats a run of them as one block either way.
+    static func ascendingOrder(_ values: [Float]) -> [Int] {
+        guard values.count < 1 << 32, values.allSatisfy({ $0 >= 0 }) else {
+            return values.indices.sorted { values[$0] < values[$1] }  // not gray levels (or NaN)
+        }
+        // (-0 sorts as +0: its sign bit would put it last.)
+        var keys = values.enumerated().map { UInt64(($0.element > 0 ? $0.element : 0).bitPattern) << 32 | UInt64($0.offset) }
+        SortKeys.sortByUpperHalf(&keys)
+        return keys.map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
     }
 
     /// Merges the sorted runs `values[start..<middle]` and `values[middle..<end]` in place.
