@@ -1,3 +1,4 @@
+import Analysis
 @testable import Coordinator
 import Testing
 
@@ -42,5 +43,36 @@ struct LayoutCellCacheTests {
         var made = 0
         for _ in 0..<3 { _ = cache.cells(row: 1, slot: 0) { made += 1; return [1] } }
         #expect(made == 3 && cache.hits == 0)
+    }
+
+    @Test("a photo's cells are those the judge works out, through the thumbnails' kept sums")
+    func photosCells() throws {
+        // Twelve photos of different layouts, more than the four kept sums: their windows come
+        // interleaved, so sums are evicted and made again, mirrored and not.
+        var random = SplitMix64(seed: 61)
+        let photos = (0..<12).map { id in
+            GroupingPhoto(id: Int64(id), path: "/\(id).jpg", sha256: [UInt8(id)], pHash: 0, dHash: 0,
+                          thumbnail: (0..<LayoutThumbnail.side * LayoutThumbnail.side).map { _ in UInt8.random(in: 0...255, using: &random) },
+                          width: 640, height: 480, fileSize: 1000, sharpness: 1,
+                          contentBox: id % 2 == 0 ? FeatureWindow(x: 0.05, y: 0.1, width: 0.9, height: 0.8) : nil)
+        }
+        let slots = [0, 1, 17, FeatureWindow.crops.count, Int(Candidate.mirrorSlot), Int(Candidate.contentSlot)]
+        var cache = LayoutCellCache(capacity: 8)
+        for round in 0..<3 {
+            for index in photos.indices {
+                for slot in slots {
+                    // Rows and slots in a different order each round.
+                    let row = Int32((index * 5 + round) % photos.count)
+                    let cells = cache.cells(row: row, slot: slot, of: photos[Int(row)])
+                    #expect(cells.ranks == PairJudge.cells(photos[Int(row)], slot), "row \(row), slot \(slot), round \(round)")
+                }
+            }
+        }
+        // A photo's windows are resampled from one sum of its thumbnail and one of its mirror
+        // image, each round (twelve photos evict each other between rounds).
+        #expect(cache.misses == 3 * photos.count * slots.count && cache.tables.fills == 3 * photos.count * 2, "\(cache.tables.fills)")
+        // Without a cache the judge's own cells.
+        var none = LayoutCellCache(capacity: 0)
+        #expect(none.cells(row: 0, slot: 5, of: photos[3]).ranks == PairJudge.cells(photos[3], 5))
     }
 }

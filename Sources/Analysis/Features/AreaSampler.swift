@@ -51,6 +51,24 @@ public struct AreaSampler: Sendable {
         }
     }
 
+    /// The running sums of a `width` × `height` image, written to every entry of `table`
+    /// ((width + 1) × (height + 1) of them), for callers that keep tables of their own and
+    /// resample windows of them with `cells(ofTable:…)`.
+    public static func fillTable(_ table: UnsafeMutableBufferPointer<Double>, of pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) {
+        precondition(pixels.count == width * height && table.count == (width + 1) * (height + 1))
+        for column in 0...width { table[column] = 0 }
+        for row in 1...height { table[row * (width + 1)] = 0 }
+        fillTable(table, pixels, width: width, height: height)
+    }
+
+    /// `columns` × `rows` area averages covering `window` of the image whose running sums
+    /// `fillTable` wrote to `table`: the cells `cells(of:…)` gives for the image itself.
+    public static func cells(ofTable table: UnsafeBufferPointer<Double>, width: Int, height: Int, _ window: FeatureWindow,
+                             columns: Int, rows: Int, into out: UnsafeMutableBufferPointer<Float>) {
+        precondition(table.count == (width + 1) * (height + 1) && out.count >= columns * rows)
+        cells(table, width: width, height: height, window, columns: columns, rows: rows, into: out)
+    }
+
     /// Fills a zeroed table with the running sums of `pixels`.
     private static func fillTable(_ table: UnsafeMutableBufferPointer<Double>, _ pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) {
         let stride = width + 1

@@ -52,6 +52,19 @@ public enum LayoutThumbnail {
         }
     }
 
+    /// The same, from the thumbnail's running sums (`AreaSampler.fillTable`, `side`² pixels):
+    /// for callers that resample several windows of one thumbnail and keep its table.
+    public static func cells(ofTable table: UnsafeBufferPointer<Double>, in window: FeatureWindow) -> [Float] {
+        let count = comparisonSide * comparisonSide
+        return [Float](unsafeUninitializedCapacity: count) { out, initialized in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { averages in
+                AreaSampler.cells(ofTable: table, width: side, height: side, window, columns: comparisonSide, rows: comparisonSide, into: averages)
+                rank(UnsafeBufferPointer(averages), into: out)
+            }
+            initialized = count
+        }
+    }
+
     /// The same, from a thumbnail's sampler (`sampler(_:)`), for comparing many windows of it.
     public static func cells(of sampler: AreaSampler, in window: FeatureWindow) -> [Float] {
         ranks(sampler.cells(window, columns: comparisonSide, rows: comparisonSide))

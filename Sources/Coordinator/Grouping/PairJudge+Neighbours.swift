@@ -27,8 +27,8 @@ extension PairJudge {
     func neighbourFrames(_ a: GroupingPhoto, _ b: GroupingPhoto, rows: (Int32, Int32), cache: inout LayoutCellCache) -> Float? {
         let side = LayoutThumbnail.side
         guard a.thumbnail.count == side * side, b.thumbnail.count == side * side else { return nil }
-        let difference = LayoutThumbnail.evidenceDifference(cache.cells(row: rows.0, slot: 0) { Self.cells(a, 0) },
-                                                            cache.cells(row: rows.1, slot: 0) { Self.cells(b, 0) })
+        let difference = LayoutThumbnail.evidenceDifference(cache.cells(row: rows.0, slot: 0, of: a),
+                                                            cache.cells(row: rows.1, slot: 0, of: b))
         return difference <= neighbourFrameScreen ? difference : nil
     }
 
@@ -39,8 +39,8 @@ extension PairJudge {
     func similarShot(_ a: GroupingPhoto, _ b: GroupingPhoto, frameDifference: Float, rows: (Int32, Int32), cache: inout LayoutCellCache) -> Bool {
         var best = (pairing: Grouper.Pairing(slotA: 0, slotB: 0), difference: frameDifference, ratio: frameDifference / frameConfirmation)
         for pairing in Self.neighbourPairings(a, b) {
-            let difference = LayoutThumbnail.evidenceDifference(cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) },
-                                                                cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) })
+            let difference = LayoutThumbnail.evidenceDifference(cache.cells(row: rows.0, slot: pairing.slotA, of: a),
+                                                                cache.cells(row: rows.1, slot: pairing.slotB, of: b))
             let ratio = difference / limit(pairing)
             if ratio < best.ratio { best = (pairing, difference, ratio) }
         }
@@ -53,8 +53,8 @@ extension PairJudge {
         // a few shapes on one background changed under a quarter of the frame). Whether the
         // change stays under it is all that is asked: the first rotation that clears it ends
         // the looking.
-        let shown = 1 - Double(max(cache.cells(row: rows.0, slot: 0) { Self.cells(a, 0) }.plainShare,
-                                   cache.cells(row: rows.1, slot: 0) { Self.cells(b, 0) }.plainShare))
+        let shown = 1 - Double(max(cache.cells(row: rows.0, slot: 0, of: a).plainShare,
+                                   cache.cells(row: rows.1, slot: 0, of: b).plainShare))
         let limit = similarRegionLimit * shown
         return Self.localChange(a, b, best.pairing, settledBelow: limit).largestRegion < limit
     }

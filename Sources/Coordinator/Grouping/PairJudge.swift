@@ -82,8 +82,8 @@ struct PairJudge: Sendable {
         var framesConfirm = false
         // Straightened frames are not compared as windows are: `relation` registers from them.
         for pairing in pairings where !Self.throughStraightened(pairing) {
-            let cellsA = cache.cells(row: rows.0, slot: pairing.slotA) { Self.cells(a, pairing.slotA) }
-            let cellsB = cache.cells(row: rows.1, slot: pairing.slotB) { Self.cells(b, pairing.slotB) }
+            let cellsA = cache.cells(row: rows.0, slot: pairing.slotA, of: a)
+            let cellsB = cache.cells(row: rows.1, slot: pairing.slotB, of: b)
             let difference = LayoutThumbnail.evidenceDifference(cellsA, cellsB)
             let limit = limit(pairing)
             if best == nil || difference / limit < best!.difference / best!.limit { best = BestPairing(pairing: pairing, difference: difference, limit: limit) }
@@ -129,8 +129,8 @@ struct PairJudge: Sendable {
         if let first = bestAgreeing {
             for candidate in laterConfirming.sorted(by: { $0.ratio < $1.ratio }) where candidate.ratio < first.ratio {
                 if Self.coloursDisagree(a, b, candidate.pairing) { continue }
-                let cellsA = cache.cells(row: rows.0, slot: candidate.pairing.slotA) { Self.cells(a, candidate.pairing.slotA) }
-                let cellsB = cache.cells(row: rows.1, slot: candidate.pairing.slotB) { Self.cells(b, candidate.pairing.slotB) }
+                let cellsA = cache.cells(row: rows.0, slot: candidate.pairing.slotA, of: a)
+                let cellsB = cache.cells(row: rows.1, slot: candidate.pairing.slotB, of: b)
                 if !changed(a, b, candidate.pairing, cellsA, cellsB) { bestAgreeing = candidate }
                 break
             }
@@ -318,76 +318,5 @@ struct PairJudge: Sendable {
         case Int(Candidate.contentSlot): LayoutThumbnail.cells(of: photo.thumbnail, in: photo.contentBox ?? .full)
         default: LayoutThumbnail.cells(of: photo.thumbnail, in: FeatureWindow.crops[slot - 1])
         }
-    }
-}
-
-/// The ranked layout cells of (photo, slot)s judged lately, with their largest ties, and whether
-/// photos are plain graphics. A thread judges candidates sorted by pair, so one photo meets its
-/// partners one after another, through the same few slots, and
-/// the partners of a family of edits meet each other again and again: their cells are worked out
-/// once for all of them, not once a pairing. 1,024 entries (about 4 MB a thread) took the
-/// million-row benchmark's judging from 21.6–22.1 s to 18.7–19.6 s against the 16 kept before
-/// (bench/RESULTS.md, "Shape colours").
-struct LayoutCellCache {
-    private var keys: [UInt64]
-    private var values: [LayoutThumbnail.RankedCells]
-    /// Whether each row's whole frame is a plain graphic (`PairJudge.isPlainGraphic`), a byte a
-    /// row (0 not yet asked, 1 no, 2 yes): asked of every pair about to be near, a photo's answer
-    /// serves all its partners (worked out per pair it was 4% of a million colour photos'
-    /// grouping). Kept for every row (a megabyte a thread at a million), not in direct-mapped
-    /// places as the cells are: partners come back far apart in the candidates' order. It
-    /// took the check from 367 to 326 of a million rows' 12,000 samples (perf): most rows are
-    /// asked once whatever is kept.
-    private var plainByRow: [UInt8]
-    private let mask: Int
-    private(set) var hits = 0
-    private(set) var misses = 0
-
-    /// Room for `capacity` (rounded up to a power of two) entries, each (photo, slot) in one
-    /// place (direct-mapped: a lookup is one comparison); 0 keeps nothing. `rows`: how many rows
-    /// (0 up to it) keep their plain-graphic answer; others are worked out when asked.
-    init(capacity: Int = 1024, rows: Int = 0) {
-        let size = capacity <= 0 ? 0 : 1 << (Int.bitWidth - (capacity - 1).leadingZeroBitCount)
-        keys = [UInt64](repeating: .max, count: size)
-        values = [LayoutThumbnail.RankedCells](repeating: LayoutThumbnail.RankedCells([]), count: size)
-        plainByRow = [UInt8](repeating: 0, count: max(0, rows))
-        mask = max(0, size - 1)
-    }
-
-    /// Whether `row`'s whole frame is a plain graphic, from `make` the first time it is asked.
-    mutating func isPlainGraphic(row: Int32, make: () -> Bool) -> Bool {
-        guard row >= 0, Int(row) < plainByRow.count else { return make() }
-        switch plainByRow[Int(row)] {
-        case 1: return false
-        case 2: return true
-        default:
-            let made = make()
-            plainByRow[Int(row)] = made ? 2 : 1
-            return made
-        }
-    }
-
-    /// A key's place in the tables: Fibonacci hashing spreads neighbouring rows and a row's
-    /// slots over them.
-    private func place(of key: UInt64) -> Int {
-        Int(truncatingIfNeeded: (key &* 0x9E37_79B9_7F4A_7C15) >> 40) & mask
-    }
-
-    mutating func cells(row: Int32, slot: Int, make: () -> [Float]) -> LayoutThumbnail.RankedCells {
-        let key = UInt64(UInt32(bitPattern: row)) << 8 | UInt64(slot & 0xFF)
-        guard !keys.isEmpty else {
-            misses += 1
-            return LayoutThumbnail.RankedCells(make())
-        }
-        let index = place(of: key)
-        if keys[index] == key {
-            hits += 1
-            return values[index]
-        }
-        misses += 1
-        let made = LayoutThumbnail.RankedCells(make())
-        keys[index] = key
-        values[index] = made
-        return made
     }
 }
