@@ -22,6 +22,7 @@ struct WorkerCommand: AsyncParsableCommand {
             Exit status: 0 after SIGTERM/SIGINT or a goodbye from the coordinator; 75 when too \
             many reads are stuck in the kernel and the worker recycles itself (a supervisor \
             should restart it); 78 when the coordinator speaks another protocol version; \
+            69 when this processor lacks what the build needs (README, "Older processors"); \
             64 for bad arguments.
             """,
         version: CullVersion.software
@@ -130,7 +131,6 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        CPUBaseline.exitIfUnsupported(program: "cull-worker")
         let environment = ProcessInfo.processInfo.environment
         let (logger, watchdog) = daemonOptions.startDaemon(label: "cull-worker", defaultLevel: .info, environment: environment)
         defer { watchdog?.stop() }

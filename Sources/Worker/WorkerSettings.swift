@@ -32,6 +32,8 @@ extension WorkerCommand {
     /// take only what `cull run` gives them: a library's worker settings in the system's file
     /// (its --root folders, its keys) are not theirs.
     static func main() async {
+        // First, on the main thread before any task runs: it reads /proc/cpuinfo.
+        CPUBaseline.exitIfUnsupported(program: "cull-worker")
         let arguments = Array(CommandLine.arguments.dropFirst())
         var layered = LayeredArguments(arguments: arguments, origins: [:], file: nil)
         if !arguments.contains(where: { $0 == "--exit-with-parent" || $0.hasPrefix("--exit-with-parent=") }) {

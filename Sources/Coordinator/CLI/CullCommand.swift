@@ -24,6 +24,7 @@ struct CullCommand: AsyncParsableCommand {
     /// environment and the configuration file (`LayeredArguments`), and `--check-config` prints
     /// the outcome instead of serving.
     static func main() async {
+        // First, on the main thread before any task runs: it reads /proc/cpuinfo.
         CPUBaseline.exitIfUnsupported(program: "cull")
         var arguments = Array(CommandLine.arguments.dropFirst())
         var layered: LayeredArguments?
