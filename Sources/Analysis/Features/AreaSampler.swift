@@ -37,23 +37,12 @@ public struct AreaSampler: Sendable {
         table.withUnsafeBufferPointer { Self.cells($0, width: width, height: height, window, columns: columns, rows: rows, into: out) }
     }
 
-    /// The same cells of a `width` × `height` image without keeping a sampler: its table lives
-    /// on the stack for the call. The judge resamples windows of 32×32 thumbnails millions of
-    /// times; a sampler's arrays a time were a tenth of a million photos' grouping (allocating,
-    /// and the runtime's metadata lookups each allocation makes).
-    public static func cells(of pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int, _ window: FeatureWindow,
-                             columns: Int, rows: Int, into out: UnsafeMutableBufferPointer<Float>) {
-        precondition(pixels.count == width * height && out.count >= columns * rows)
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: (width + 1) * (height + 1)) { table in
-            table.initialize(repeating: 0)
-            fillTable(table, pixels, width: width, height: height)
-            cells(UnsafeBufferPointer(table), width: width, height: height, window, columns: columns, rows: rows, into: out)
-        }
-    }
-
     /// The running sums of a `width` × `height` image, written to every entry of `table`
-    /// ((width + 1) × (height + 1) of them), for callers that keep tables of their own and
-    /// resample windows of them with `cells(ofTable:…)`.
+    /// ((width + 1) × (height + 1) of them), for callers that keep tables of their own (on the
+    /// stack, or for several windows) and resample windows of them with `cells(ofTable:…)`. The
+    /// judge resamples windows of 32×32 thumbnails millions of times; a sampler's arrays a time
+    /// were a tenth of a million photos' grouping (allocating, and the runtime's metadata
+    /// lookups each allocation makes).
     public static func fillTable(_ table: UnsafeMutableBufferPointer<Double>, of pixels: UnsafeBufferPointer<UInt8>, width: Int, height: Int) {
         precondition(pixels.count == width * height && table.count == (width + 1) * (height + 1))
         for column in 0...width { table[column] = 0 }
@@ -62,7 +51,7 @@ public struct AreaSampler: Sendable {
     }
 
     /// `columns` × `rows` area averages covering `window` of the image whose running sums
-    /// `fillTable` wrote to `table`: the cells `cells(of:…)` gives for the image itself.
+    /// `fillTable` wrote to `table`: the cells a sampler of the image gives.
     public static func cells(ofTable table: UnsafeBufferPointer<Double>, width: Int, height: Int, _ window: FeatureWindow,
                              columns: Int, rows: Int, into out: UnsafeMutableBufferPointer<Float>) {
         precondition(table.count == (width + 1) * (height + 1) && out.count >= columns * rows)

@@ -39,16 +39,10 @@ public enum LayoutThumbnail {
     /// window of the original and the whole frame of its crop come out nearly equal.
     public static func cells(of thumbnail: [UInt8], in window: FeatureWindow) -> [Float] {
         precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
-        let count = comparisonSide * comparisonSide
-        // One allocation, the result: the sampler's table and the averages live on the stack.
-        return [Float](unsafeUninitializedCapacity: count) { out, initialized in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { averages in
-                thumbnail.withUnsafeBufferPointer { pixels in
-                    AreaSampler.cells(of: pixels, width: side, height: side, window, columns: comparisonSide, rows: comparisonSide, into: averages)
-                }
-                rank(UnsafeBufferPointer(averages), into: out)
-            }
-            initialized = count
+        // The running sums on the stack: the judge works out millions of windows.
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: (side + 1) * (side + 1)) { table in
+            thumbnail.withUnsafeBufferPointer { AreaSampler.fillTable(table, of: $0, width: side, height: side) }
+            return cells(ofTable: UnsafeBufferPointer(table), in: window)
         }
     }
 
