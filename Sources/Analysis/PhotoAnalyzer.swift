@@ -48,7 +48,9 @@ public enum PhotoAnalyzer {
     /// 4: six band windows, the mirror pHash, the content box inside borders, the chroma layout.
     /// 5: the chroma layout at 16×16 (was 8×8), for telling plain graphics apart by colour.
     /// 6: four straightened windows after the crops (`FeatureWindow.straightenings`).
-    public static let pipelineVersion: UInt32 = 6
+    /// 7: WebP's luma and chroma expanded from video range to full range (`VideoRange`); only
+    ///    WebP rows change, and the store's migration v12 keeps every other row of pipeline 6.
+    public static let pipelineVersion: UInt32 = 7
 
     public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif, .tiff, .raw]
 

@@ -54,6 +54,32 @@ struct FormatTests {
         }
     }
 
+    @Test("a WebP's levels and colours are read at full range, as its JPEG's (libwebp hands out video range)")
+    func webpRange() throws {
+        // A dark ground, a saturated patch and a light one: where video range differs most.
+        var rgb = [UInt8](repeating: 0, count: 640 * 480 * 3)
+        for y in 0..<480 {
+            for x in 0..<640 {
+                let colour: [UInt8] = x < 320 ? [36, 36, 36] : y < 240 ? [200, 60, 40] : [230, 230, 225]
+                rgb.replaceSubrange((y * 640 + x) * 3..<((y * 640 + x) * 3 + 3), with: colour)
+            }
+        }
+        let jpeg = try PhotoAnalyzer.analyze(try JPEGEncoder.encode(rgb: rgb, width: 640, height: 480, quality: 95), path: "a.jpg", options: AnalysisOptions())
+        let webp = try PhotoAnalyzer.analyze(try #require(WebPDecoder.encode(rgb: rgb, width: 640, height: 480, quality: 95)),
+                                             path: "a.webp", options: AnalysisOptions())
+        func largestDifference(_ a: [UInt8], _ b: [UInt8]) -> Int { zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? .max }
+        // Cells away from the patches' edges: the ground's, the red's, the light patch's.
+        let side = LayoutThumbnail.side
+        for (x, y) in [(side / 8, side / 2), (side * 7 / 8, side / 8), (side * 7 / 8, side * 7 / 8)] {
+            let a = Int(jpeg.thumbnail[y * side + x]), b = Int(webp.thumbnail[y * side + x])
+            #expect(abs(a - b) <= 3, "luma at (\(x), \(y)): JPEG \(a), WebP \(b)")
+        }
+        #expect(jpeg.chroma.count == webp.chroma.count && !jpeg.chroma.isEmpty)
+        // Chroma layout: the red patch's Cr is far from 128 (about 190 in JPEG, 182 as stored in video range).
+        #expect(largestDifference(jpeg.chroma, webp.chroma) <= 6, "chroma layouts differ by \(largestDifference(jpeg.chroma, webp.chroma))")
+        #expect(VideoRange.luma[16] == 0 && VideoRange.luma[235] == 255 && VideoRange.chroma[128] == 128 && VideoRange.chroma[240] == 255)
+    }
+
     @Test("pixel limits are checked from the header for every format")
     func limits() throws {
         var options = AnalysisOptions()

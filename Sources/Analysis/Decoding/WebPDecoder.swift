@@ -1,7 +1,8 @@
 import CWebP
 
 /// Decodes WebP with libwebp, scaled inside the decoder to the smallest size whose short side
-/// reaches the target, to its luma (Y) and chroma (U, V) planes: no colour conversion.
+/// reaches the target, to its luma (Y) and chroma (U, V) planes: no colour conversion, only
+/// libwebp's video range expanded to JPEG's full range (`VideoRange`).
 public enum WebPDecoder {
     public static func decode(_ bytes: [UInt8], path: String, minShortSide: Int, maxPixels: Int) throws(AnalysisFailure) -> (DecodedPixels, width: Int, height: Int) {
         var width: Int32 = 0, height: Int32 = 0
@@ -32,10 +33,14 @@ public enum WebPDecoder {
         var chroma: ChromaPlanes?
         if let u = yuv.u, let v = yuv.v {
             let chromaWidth = (outWidth + 1) / 2, chromaHeight = (outHeight + 1) / 2
-            chroma = ChromaPlanes(cb: GrayImage(plane: u, width: chromaWidth, height: chromaHeight, stride: Int(yuv.u_stride)),
-                                  cr: GrayImage(plane: v, width: chromaWidth, height: chromaHeight, stride: Int(yuv.v_stride)))
+            var cb = GrayImage(plane: u, width: chromaWidth, height: chromaHeight, stride: Int(yuv.u_stride))
+            var cr = GrayImage(plane: v, width: chromaWidth, height: chromaHeight, stride: Int(yuv.v_stride))
+            cb.map(through: VideoRange.chroma)
+            cr.map(through: VideoRange.chroma)
+            chroma = ChromaPlanes(cb: cb, cr: cr)
         }
-        let pixels = GrayImage(plane: luma, width: outWidth, height: outHeight, stride: Int(yuv.y_stride))
+        var pixels = GrayImage(plane: luma, width: outWidth, height: outHeight, stride: Int(yuv.y_stride))
+        pixels.map(through: VideoRange.luma)
         return (DecodedPixels(luma: pixels, chroma: chroma), Int(width), Int(height))
     }
 

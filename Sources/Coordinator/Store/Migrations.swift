@@ -257,6 +257,13 @@ enum Migrations {
             // two files identical. Rows from before hold whole-file digests.
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN sha256_head_tail BLOB")
         }
+        migrator.registerMigration("v12: WebP photos are analysed again at full range (pipeline 7)") { db in
+            // Pipeline 7 changes what workers compute for WebP only: libwebp's video-range
+            // samples are now expanded to full range (`VideoRange`). Every other row of pipeline 6
+            // is what pipeline 7 computes, so it is stamped 7 and a rescan keeps it; WebP rows
+            // keep 6 and the next scan that walks them analyses them again.
+            try db.execute(sql: "UPDATE photos SET pipeline_version = 7 WHERE pipeline_version = 6 AND (status != 'analysed' OR format IS NOT 'webp')")
+        }
         return migrator
     }
 }
