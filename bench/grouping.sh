@@ -22,6 +22,8 @@
 #     every row through a tone map of its own (the benchmark before the twenty-fifth session);
 #     CULL_BENCH_HUES=0 leaves each family's chroma layouts in their source's hues.
 #     Also printed: planted families found, and duplicate groups joining rows of different photos.
+#     Why families are missed and rows joined to other photos' groups: BenchmarkMisses
+#     (CULL_BENCH_MISSES=ROWS, Tests/CoordinatorTests/Benchmarks/BenchmarkMisses.swift).
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
 # The first run builds the tests in release mode (about 5 minutes on 2 cores).

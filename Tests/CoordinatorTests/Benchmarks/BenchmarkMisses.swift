@@ -1,0 +1,150 @@
+@testable import Coordinator
+import Analysis
+import Foundation
+import Testing
+
+/// A diagnosis, not a test: what the grouping benchmark's realistic rows (`RealisticLibrary`)
+/// lose and wrongly join, and why. Skipped unless CULL_BENCH_MISSES names a row count (and
+/// CULL_FEATURE_MODEL the model); `CULL_BENCH_MISSES_OUT` is where the missed copies are listed
+/// (default /tmp/cull-benchmark-misses.txt). Prints, per edit, the nearest hash distance of the
+/// missed families' copies to their photo (over the frame, the plan's crop windows either way
+/// and the mirror image: past the crop radius, search cannot pair them), and for the rows in
+/// another photo's duplicate group, what they share with that group's photo. The file lists
+/// each missed copy with that distance and slot, the judge's verdict at that slot, and the real
+/// photo its layout comes from. bench/RESULTS.md, "WebP at full range, and what the million
+/// rows still miss", has a run.
+@Suite("Misses of the grouping benchmark (diagnosis)", .serialized, .timeLimit(.minutes(30)))
+struct BenchmarkMisses {
+    static let environment = ProcessInfo.processInfo.environment
+    static let count = Int(environment["CULL_BENCH_MISSES"] ?? "") ?? 0
+
+    @Test("missed families and mixed groups, with their reasons", .enabled(if: count > 0))
+    func diagnose() throws {
+        let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
+        var library = RealisticLibrary.generate(count: Self.count, model: model)
+        library.turnHues()
+        let photos = (0..<Self.count).map(library.lightPhoto)
+        let groups = try Grouper().groups(of: photos, features: GroupingScaleBenchmark.GeneratedFeatures(library: library),
+                                          progress: GroupingProgress(), shouldStop: { false })
+        var groupOf: [Int: Int] = [:]
+        for (index, group) in groups.enumerated() where group.kind != .similar {
+            for member in group.members { groupOf[Int(member.photoID)] = index }
+        }
+        try missedFamilies(library, model, groupOf: groupOf)
+        mixedGroups(library, model, groups)
+    }
+
+    /// CULL_BENCH_MODEL_PAIRS: edits (comma-separated, as the model names them, e.g. "webp,webp_crop10").
+    static let modelPairs = (environment["CULL_BENCH_MODEL_PAIRS"] ?? "").split(separator: ",").map(String.init)
+
+    @Test("the model's real (original, copy) pairs of some edits, pairing by pairing", .enabled(if: !modelPairs.isEmpty))
+    func judgeModelPairs() throws {
+        let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
+        func photo(_ index: Int) -> GroupingPhoto {
+            let row = model.photos[index]
+            return GroupingPhoto(id: Int64(index), path: "/\(index)", sha256: Array(String(index).utf8), pHash: row.pHash, dHash: 0,
+                                 windowPHashes: row.windows, thumbnail: row.thumbnail, width: row.width, height: row.height, fileSize: 1,
+                                 sharpness: 1, mirrorPHash: row.mirror, contentBox: row.contentBox, contentPHash: row.content, chroma: row.chroma)
+        }
+        let plan = CandidatePlan()
+        var pairs = 0, nearSomewhere = 0
+        for (original, copies) in model.family.sorted(by: { $0.key < $1.key }) {
+            for (edit, copy) in copies where Self.modelPairs.contains(model.transforms[edit]) {
+                let a = photo(original), b = photo(copy)
+                // The whole frames within the frame radius, and each crop window of the original within the crop radius.
+                var pairings = [(Grouper.Pairing(slotA: 0, slotB: 0), (a.pHash ^ b.pHash).nonzeroBitCount)]
+                pairings += plan.cropWindows.map { (Grouper.Pairing(slotA: $0 + 1, slotB: 0), (a.windowPHashes[$0] ^ b.pHash).nonzeroBitCount) }
+                let verdicts = pairings.filter { $0.1 <= ($0.0.slotA == 0 ? plan.frameRadius : plan.cropRadius) }.map { pairing, bits in
+                    (slot: pairing.slotA, bits: bits, relation: PairJudge().relation(a, b, pairing))
+                }
+                pairs += 1
+                if verdicts.contains(where: { $0.relation == .near }) { nearSomewhere += 1 }
+                print("  \(model.photos[original].group) \(model.transforms[edit]): "
+                      + verdicts.map { "\($0.slot == 0 ? "frame" : "w\($0.slot - 1)") \($0.bits) bits \($0.relation.map { "\($0)" } ?? "none")" }.joined(separator: ", "))
+            }
+        }
+        print("model pairs: \(pairs) (original, copy) pairs of \(Self.modelPairs.joined(separator: ", ")); near on some pairing: \(nearSomewhere)")
+    }
+
+    /// The copy's nearest hash slot to its photo: the distance and which slot (`frame`, `o`k: the
+    /// photo's window k against the copy's frame, `c`k: the other way, `mirror`).
+    static func nearest(_ library: RealisticLibrary, copy: Int, photo: Int) -> (distance: Int, slot: String) {
+        var best = ((library.frames[photo] ^ library.frames[copy]).nonzeroBitCount, "frame")
+        for k in CandidatePlan().cropWindows {
+            let photoWindow = (library.hash(photo, slot: k + 1) ^ library.frames[copy]).nonzeroBitCount
+            let copyWindow = (library.hash(copy, slot: k + 1) ^ library.frames[photo]).nonzeroBitCount
+            if photoWindow < best.0 { best = (photoWindow, "o\(k)") }
+            if copyWindow < best.0 { best = (copyWindow, "c\(k)") }
+        }
+        let mirror = (library.hash(copy, slot: Int(Candidate.mirrorSlot)) ^ library.frames[photo]).nonzeroBitCount
+        return mirror < best.0 ? (mirror, "mirror") : best
+    }
+
+    func missedFamilies(_ library: RealisticLibrary, _ model: FeatureModel, groupOf: [Int: Int]) throws {
+        let planted = (0..<library.count).filter { library.copyOf[$0] >= 0 }
+        let found = Set(planted.filter { groupOf[$0] != nil && groupOf[$0] == groupOf[Int(library.copyOf[$0])] }.map { library.copyOf[$0] })
+        var distances: [String: [Int: Int]] = [:], lines: [String] = []
+        for copy in planted where !found.contains(library.copyOf[copy]) {
+            let photo = Int(library.copyOf[copy]), edit = model.transforms[Int(library.edit[copy])]
+            let nearest = Self.nearest(library, copy: copy, photo: photo)
+            distances[edit, default: [:]][nearest.distance, default: 0] += 1
+            // The judge on that one pairing (registration included), as grouping would start it.
+            var verdict = "-"
+            if nearest.slot.hasPrefix("o"), let k = Int(nearest.slot.dropFirst()) {
+                verdict = PairJudge().relation(library.photo(photo), library.photo(copy), Grouper.Pairing(slotA: k + 1, slotB: 0))
+                    .map { "\($0)" } ?? "none"
+            }
+            let source = model.photos[Int(library.sources[photo * RealisticLibrary.chunks])].group
+            lines.append("photo \(photo) copy \(copy) \(edit): nearest \(nearest.distance) bits at \(nearest.slot), judge there \(verdict), layout of \(source)")
+        }
+        print("benchmark misses: \(Set(planted.map { library.copyOf[$0] }).count - found.count) families missed; their copies' nearest distance, per edit:")
+        for (edit, counts) in distances.sorted(by: { $0.key < $1.key }) {
+            print("  \(edit): " + counts.sorted { $0.key < $1.key }.map { "\($0.key) bits \($0.value)" }.joined(separator: ", "))
+        }
+        let path = Self.environment["CULL_BENCH_MISSES_OUT"] ?? "/tmp/cull-benchmark-misses.txt"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        print("benchmark misses: each missed copy in \(path)")
+    }
+
+    /// Rows in a duplicate group of another photo's (not their own photo, copy or burst shot):
+    /// whether they show the same real picture's layout as the group's photo (their first of the
+    /// eight sources, or an edit of it), how far apart their families' hue turns are, and whether that source is
+    /// nearly gray (no turn shows on it).
+    func mixedGroups(_ library: RealisticLibrary, _ model: FeatureModel, _ groups: [PhotoGroup]) {
+        var strays = 0, sameLayout = 0, sameOrNextHue = 0, gray = 0
+        var frameDistances: [Int: Int] = [:], others: [String] = []
+        for group in groups where group.kind != .similar {
+            let rows = group.members.map { Int($0.photoID) }
+            let sizes = Dictionary(grouping: rows, by: library.family).mapValues(\.count)
+            guard sizes.count > 1, let main = sizes.max(by: { $0.value < $1.value })?.key else { continue }
+            let reference = library.family(Int(group.keeper)) == main ? Int(group.keeper) : main
+            for row in rows where library.family(row) != main {
+                strays += 1
+                // The real picture a row's layout shows: its first source's group (an original, or
+                // an edit of it for a copy), named without its corpus (the development and hard
+                // corpora share some wallpapers).
+                let source = Int(library.sources[row * RealisticLibrary.chunks])
+                func picture(_ row: Int) -> Substring {
+                    model.photos[Int(library.sources[row * RealisticLibrary.chunks])].group.split(separator: "/").last ?? ""
+                }
+                guard picture(row) == picture(reference) else {
+                    others.append("row \(row) in the group of \(reference) (keeper \(group.keeper)): frames "
+                                  + "\((library.frames[row] ^ library.frames[reference]).nonzeroBitCount) bits apart, layouts of \(picture(row)) and \(picture(reference))")
+                    continue
+                }
+                sameLayout += 1
+                let steps = RealisticLibrary.hueSteps
+                let turn = { (row: Int) in Int(library.tones[library.family(row)] % UInt32(steps)) }
+                let apart = abs(turn(row) - turn(reference))
+                if min(apart, steps - apart) <= 1 { sameOrNextHue += 1 }
+                let chroma = model.photos[source].chroma
+                if chroma.isEmpty || chroma.reduce(0.0, { $0 + abs(Double($1) - 128) }) / Double(chroma.count) < 4 { gray += 1 }
+                frameDistances[(library.frames[row] ^ library.frames[reference]).nonzeroBitCount, default: 0] += 1
+            }
+        }
+        print("benchmark misses: \(strays) rows in another photo's duplicate group; \(sameLayout) show the same real picture as "
+              + "that group's photo (of those, \(gray) nearly gray, \(sameOrNextHue) with hue turns the same or one step apart); "
+              + "their frames' distance: " + frameDistances.sorted { $0.key < $1.key }.map { "\($0.key) bits \($0.value)" }.joined(separator: ", "))
+        for line in others { print("  " + line) }
+    }
+}
