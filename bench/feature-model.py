@@ -9,8 +9,8 @@ bench/holdout-corpus.py) and DB is the database of a `cull run CORPUS_DIR/photos
 every analysed photo of the truth file the model keeps its whole-frame pHash, its window
 pHashes, its 32x32 layout thumbnail, its 16x16 chroma layout (none for grayscale files), its
 mirror pHash, its content box and content pHash (if it has borders), its width and height
-(oriented), its truth group and its transform ("original" for the
-photo the others were made from). The benchmark uses the originals as the statistics of
+(oriented), the analysis pipeline that computed them, its truth group and its transform
+("original" for the photo the others were made from). The benchmark uses the originals as the statistics of
 distinct photos (bit balance, how windows relate to frames, thumbnails) and every (original,
 edited copy) pair as an edit family to plant: the copy's features differ from its
 original's exactly as the real edit made them differ.
@@ -22,9 +22,9 @@ def rows(corpus, db):
     truth = {r["path"]: r for r in csv.DictReader(open(os.path.join(corpus, "truth.csv")))}
     con = sqlite3.connect(db)
     out = []
-    for path, phash, windows, thumbnail, mirror, box, content, chroma, width, height in con.execute(
+    for path, phash, windows, thumbnail, mirror, box, content, chroma, width, height, pipeline in con.execute(
             "SELECT p.path, p.phash, f.window_phashes, f.thumbnail, f.mirror_phash, f.content_box, f.content_phash, f.chroma, "
-            "p.width, p.height "
+            "p.width, p.height, p.pipeline_version "
             "FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"):
         rel = os.path.relpath(path, corpus)
         if rel not in truth or windows is None or thumbnail is None:
@@ -43,6 +43,7 @@ def rows(corpus, db):
             "content_box": None if box is None else list(struct.unpack("<4f", box)),
             "width": width,
             "height": height,
+            "pipeline": pipeline,
         })
     return out
 

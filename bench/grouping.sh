@@ -26,6 +26,7 @@
 #     (CULL_BENCH_MISSES=ROWS, Tests/CoordinatorTests/Benchmarks/BenchmarkMisses.swift).
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
+# A model made by another analysis pipeline than the build's is refused: delete it to remake it.
 # The first run builds the tests in release mode (about 5 minutes on 2 cores).
 set -euo pipefail
 cd "$(dirname "$0")/.."

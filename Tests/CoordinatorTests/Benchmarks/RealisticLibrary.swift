@@ -310,8 +310,10 @@ struct FeatureModel: Decodable {
         /// The oriented size (models from before the twenty-sixth session: 4000 × 3000). Only the
         /// shape matters: a crop's frame registers in its original at its own shape.
         var width = 4000, height = 3000
+        /// The analysis pipeline that computed the row (models from before the thirtieth session: nil).
+        var pipeline: Int?
 
-        enum CodingKeys: String, CodingKey { case corpus, group, transform, phash, windows, thumbnail, chroma, mirror, content, content_box, width, height }
+        enum CodingKeys: String, CodingKey { case corpus, group, transform, phash, windows, thumbnail, chroma, mirror, content, content_box, width, height, pipeline }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -329,6 +331,7 @@ struct FeatureModel: Decodable {
             }
             width = try c.decodeIfPresent(Int.self, forKey: .width) ?? width
             height = try c.decodeIfPresent(Int.self, forKey: .height) ?? height
+            pipeline = try c.decodeIfPresent(Int.self, forKey: .pipeline)
         }
     }
 
@@ -368,6 +371,14 @@ struct FeatureModel: Decodable {
         guard !model.corpora.isEmpty else {
             throw ModelError(description: "\(path) holds no photo of pipeline \(PhotoAnalyzer.pipelineVersion) "
                              + "(\(RealisticLibrary.windowCount) windows and a mirror hash): delete it and run bench/grouping.sh again to remake it")
+        }
+        // Rows of another pipeline are features this build's workers do not compute (pipeline
+        // 7 reads WebP at full range): a benchmark on them measures another cull.
+        let pipelines = Set(model.photos.map(\.pipeline))
+        guard pipelines == [Int(PhotoAnalyzer.pipelineVersion)] else {
+            let made = pipelines.map { $0.map(String.init) ?? "unknown" }.sorted().joined(separator: ", ")
+            throw ModelError(description: "\(path) was made by analysis pipeline \(made), this build analyses with pipeline "
+                             + "\(PhotoAnalyzer.pipelineVersion): delete it and run bench/grouping.sh again to remake it")
         }
         guard model.photos.contains(where: { !$0.chroma.isEmpty }) else {
             throw ModelError(description: "\(path) holds no chroma layouts (a model made before they were exported): "
