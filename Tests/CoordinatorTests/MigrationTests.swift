@@ -40,46 +40,43 @@ struct MigrationTests {
 
     @Test("v10 releases photos recorded unsupported (TIFF and raw files were), and only those, for the next scan to analyse")
     func unsupportedReleased() throws {
-        let database = try DatabaseQueue()
-        try Migrations.migrator.migrate(database, upTo: "v9: keepers chosen by a policy, with their reasons; which file each path is; walk filters")
-        try database.write { db in
-            try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
-            try db.execute(sql: """
-                INSERT INTO photos (id, library_id, path, size, mtime_ns, seen_generation, status, error_kind, pipeline_version) VALUES
-                    (1, 1, '/lib/scan.tif', 10, 20, 1, 'failed', 'unsupported', 4),
-                    (2, 1, '/lib/cut.jpg', 11, 21, 1, 'failed', 'corrupt', 4),
-                    (3, 1, '/lib/a.jpg', 12, 22, 1, 'analysed', NULL, 4)
-                """)
-        }
-        try Migrations.migrator.migrate(database)
-        let versions = try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, pipeline_version FROM photos ORDER BY id").map { $0["pipeline_version"] as Int64? }
-        }
+        let versions = try Self.pipelineVersions(migratedFrom: "v9: keepers chosen by a policy, with their reasons; which file each path is; walk filters", photos: """
+            INSERT INTO photos (id, library_id, path, size, mtime_ns, seen_generation, status, error_kind, pipeline_version) VALUES
+                (1, 1, '/lib/scan.tif', 10, 20, 1, 'failed', 'unsupported', 4),
+                (2, 1, '/lib/cut.jpg', 11, 21, 1, 'failed', 'corrupt', 4),
+                (3, 1, '/lib/a.jpg', 12, 22, 1, 'analysed', NULL, 4)
+            """)
         #expect(versions == [nil, 4, 4])
     }
 
     @Test("v12 keeps pipeline 6's rows as pipeline 7's, all but analysed WebP photos, which the next scan analyses again")
     func webpAnalysedAgain() throws {
-        let database = try DatabaseQueue()
-        try Migrations.migrator.migrate(database, upTo: "v11: a digest of a file's head and tail, kept apart from the whole file's")
-        try database.write { db in
-            try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
-            try db.execute(sql: """
-                INSERT INTO photos (id, library_id, path, size, mtime_ns, seen_generation, status, error_kind, format, pipeline_version) VALUES
-                    (1, 1, '/lib/a.jpg', 10, 20, 1, 'analysed', NULL, 'jpeg', 6),
-                    (2, 1, '/lib/b.webp', 11, 21, 1, 'analysed', NULL, 'webp', 6),
-                    (3, 1, '/lib/c.png', 12, 22, 1, 'analysed', NULL, 'png', 6),
-                    (4, 1, '/lib/cut.webp', 13, 23, 1, 'failed', 'corrupt', NULL, 6),
-                    (5, 1, '/lib/old.webp', 14, 24, 1, 'analysed', NULL, 'webp', 5),
-                    (6, 1, '/lib/old.jpg', 15, 25, 1, 'analysed', NULL, 'jpeg', 5)
-                """)
-        }
-        try Migrations.migrator.migrate(database)
-        let versions = try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, pipeline_version FROM photos ORDER BY id").map { $0["pipeline_version"] as Int64? }
-        }
+        let versions = try Self.pipelineVersions(migratedFrom: "v11: a digest of a file's head and tail, kept apart from the whole file's", photos: """
+            INSERT INTO photos (id, library_id, path, size, mtime_ns, seen_generation, status, error_kind, format, pipeline_version) VALUES
+                (1, 1, '/lib/a.jpg', 10, 20, 1, 'analysed', NULL, 'jpeg', 6),
+                (2, 1, '/lib/b.webp', 11, 21, 1, 'analysed', NULL, 'webp', 6),
+                (3, 1, '/lib/c.png', 12, 22, 1, 'analysed', NULL, 'png', 6),
+                (4, 1, '/lib/cut.webp', 13, 23, 1, 'failed', 'corrupt', NULL, 6),
+                (5, 1, '/lib/old.webp', 14, 24, 1, 'analysed', NULL, 'webp', 5),
+                (6, 1, '/lib/old.jpg', 15, 25, 1, 'analysed', NULL, 'jpeg', 5)
+            """)
         #expect(versions == [7, 6, 7, 7, 5, 5])
         #expect(PhotoAnalyzer.pipelineVersion == 7, "v12 stamps pipeline 6's rows with 7: a later pipeline needs a migration of its own")
+    }
+
+    /// The photos' pipeline versions, by id, after a database migrated up to `migration` and
+    /// holding one library and `photos` (an INSERT) is migrated to the end.
+    static func pipelineVersions(migratedFrom migration: String, photos: String) throws -> [Int64?] {
+        let database = try DatabaseQueue()
+        try Migrations.migrator.migrate(database, upTo: migration)
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
+            try db.execute(sql: photos)
+        }
+        try Migrations.migrator.migrate(database)
+        return try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, pipeline_version FROM photos ORDER BY id").map { $0["pipeline_version"] as Int64? }
+        }
     }
 
     @Test("v8: selecting a scan's photos reads the status index, and marking a photo seen moves no index entry")
