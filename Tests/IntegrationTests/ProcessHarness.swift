@@ -172,6 +172,10 @@ final class Scratch: Sendable {
 /// for a bind to port 0 is also one it may give the next outgoing connection of another test
 /// running in parallel, which then holds it when `cull serve` binds (seen once in a full run:
 /// the daemon never came up). Ports below the range are never handed out that way.
+///
+/// A port is handed out once per test process (`handedOut`): the check only shows it free
+/// now, and two tests running in parallel that drew the same port before either daemon bound
+/// it had one daemon fail with "Address already in use" (seen once in a full run).
 func freePorts(_ count: Int) throws -> [Int] {
     var ports: [Int] = []
     var sockets: [Int32] = []
@@ -181,7 +185,7 @@ func freePorts(_ count: Int) throws -> [Int] {
         tries += 1
         guard tries <= 1000 else { throw HarnessError("cannot find a free port in 20000-32767") }
         let port = Int.random(in: 20_000...32_767)
-        guard !ports.contains(port) else { continue }
+        guard handedOut.withLock({ $0.insert(port).inserted }) else { continue }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -200,6 +204,9 @@ func freePorts(_ count: Int) throws -> [Int] {
     }
     return ports
 }
+
+/// Every port `freePorts` has drawn in this process (a few hundred at most).
+private let handedOut = Mutex<Set<Int>>([])
 
 /// Parses `cull --format csv` output: path -> group id, and the keeper paths; every row by
 /// its columns' names (`rows`).
