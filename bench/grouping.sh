@@ -21,7 +21,10 @@
 #     Tests/CoordinatorTests/Benchmarks/RealisticLibrary.swift); CULL_BENCH_DISGUISE=tone puts
 #     every row through a tone map of its own (the benchmark before the twenty-fifth session);
 #     CULL_BENCH_HUES=0 leaves each family's chroma layouts in their source's hues.
-#     Also printed: planted families found, and duplicate groups joining rows of different photos.
+#     Also printed: planted families found, how many the search's probes can pair at all and how
+#     many an exact search within the same radii could (where the others were lost), and
+#     duplicate groups joining rows of different photos. CULL_BENCH_PIECE_RADIUS=2 probes at
+#     piece radius 2 (exact to 8 bits at 3 pieces): what the default's speed costs in families.
 #     Why families are missed and rows joined to other photos' groups: BenchmarkMisses
 #     (CULL_BENCH_MISSES=ROWS, Tests/CoordinatorTests/Benchmarks/BenchmarkMisses.swift).
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
