@@ -119,6 +119,31 @@ struct StoreFenceTests {
         #expect(scan.total == 3 && scan.done == 2)
     }
 
+    @Test("unchanged files with an older pipeline's result or a failure that may pass are analysed again, and counted apart")
+    func analysedAgain() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await openStore()
+        let (first, _) = try await store.startScan(root: "/lib")
+        let job = try #require(try await store.recordWalkBatch(scan: first, files: walked(4), jobSize: 4).first)
+        let attempt = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
+        _ = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt), workerID: "w", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
+        try await store.writer.write { db in
+            try db.execute(sql: "UPDATE photos SET pipeline_version = ? WHERE path = '/lib/0.jpg'", arguments: [PhotoAnalyzer.pipelineVersion - 1])
+            try db.execute(sql: "UPDATE photos SET status = 'failed', error_kind = 'unreadable' WHERE path = '/lib/1.jpg'")
+        }
+
+        let (second, _) = try await store.startScan(root: "/lib")
+        var files = walked(4)
+        files[2].mtimeNanoseconds = 2
+        let jobs = try await store.recordWalkBatch(scan: second, files: files, jobSize: 4)
+        #expect(jobs.flatMap(\.photos).map(\.path).sorted() == ["/lib/0.jpg", "/lib/1.jpg", "/lib/2.jpg"])
+        let scan = try #require(try await store.scan(id: second.id))
+        #expect(scan.total == 4 && scan.done == 1 && scan.analysedAgain == 2, "the changed file is not counted as analysed again")
+        #expect(RunCommand.plainCounts(total: 4, analysedNow: 3, analysedAgain: scan.analysedAgain, failed: 0)
+                == "1 new or changed, 2 analysed again, 1 unchanged, 0 could not be analysed")
+        #expect(RunCommand.plainCounts(total: 4, analysedNow: 1, analysedAgain: 0, failed: 0) == "1 new or changed, 3 unchanged, 0 could not be analysed")
+    }
+
     @Test("attempt tokens are never reused across a reopen")
     func tokensSurviveRestart() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }

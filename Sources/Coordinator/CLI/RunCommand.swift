@@ -124,7 +124,7 @@ struct RunCommand: AsyncParsableCommand {
         let text = try await GroupsFormatter.output(groups, format: format, root: root, scanID: scan.id)
         FileHandle.standardOutput.write(Data(text.utf8))
         let analysedNow = try await store.analysedByScan(scan)
-        printError("scanned \(scan.total) files in \(root): \(Self.plainCounts(total: scan.total, analysedNow: analysedNow, failed: scan.failed)); \(GroupsFormatter.summary(groups))")
+        printError("scanned \(scan.total) files in \(root): \(Self.plainCounts(total: scan.total, analysedNow: analysedNow, analysedAgain: scan.analysedAgain, failed: scan.failed)); \(GroupsFormatter.summary(groups))")
         if scan.verifying > 0 {
             printError("\(scan.verifying) photos that matched on their embedded previews were checked again on their main image before grouping")
         }
@@ -141,10 +141,14 @@ struct RunCommand: AsyncParsableCommand {
 
 extension RunCommand {
     /// The files of a run in plain words: "4 new or changed, 44 unchanged, 0 could not be
-    /// analysed" (unchanged files keep what an earlier run found).
-    static func plainCounts(total: Int64, analysedNow: Int64, failed: Int64) -> String {
-        let unchanged = max(0, total - analysedNow)
-        return "\(analysedNow) new or changed, \(unchanged) unchanged, \(failed) could not be analysed"
+    /// analysed" (unchanged files keep what an earlier run found). Unchanged files analysed
+    /// again (`ScanRecord.analysedAgain`: after an upgrade of the analysis, or a failure that
+    /// may pass) are said apart, when there are any: "0 new or changed, 500 analysed again, …"
+    /// after an upgrade, not 500 files that seem to have changed.
+    static func plainCounts(total: Int64, analysedNow: Int64, analysedAgain: Int64 = 0, failed: Int64) -> String {
+        let again = min(analysedAgain, analysedNow), unchanged = max(0, total - analysedNow)
+        let redone = again > 0 ? ", \(again) analysed again" : ""
+        return "\(analysedNow - again) new or changed\(redone), \(unchanged) unchanged, \(failed) could not be analysed"
     }
 }
 

@@ -7,7 +7,9 @@ extension CullStore {
     /// Records a batch of walked files for a running scan and returns the jobs to dispatch.
     ///
     /// A file already analysed with the same size, mtime and pipeline version keeps its
-    /// result (and counts as done); a new or changed one becomes pending in a new job.
+    /// result (and counts as done); a new or changed one becomes pending in a new job, and so
+    /// does an unchanged one whose result an older pipeline wrote or whose failure may pass
+    /// (counted in the scan's `analysedAgain`).
     /// Throws `ScanNotCurrent` when the scan has been cancelled or superseded.
     func recordWalkBatch(scan: ScanRecord, files: [WalkedFile], jobSize: Int) async throws -> [JobSpec] {
         let pipeline = Int64(PhotoAnalyzer.pipelineVersion)
@@ -34,7 +36,7 @@ extension CullStore {
             let markSeen = try RawStatement(db, sql: "UPDATE photos SET seen_generation = ?1, device = ?3, inode = ?4, links = ?5 WHERE id = ?2")
             markSeen.bind(1, scan.generation)
             var pending: [(id: Int64, path: String)] = []
-            var total = 0, done = 0, failed = 0
+            var total = 0, done = 0, failed = 0, analysedAgain = 0
             for file in files {
                 markUnchanged.bind(4, file.device)
                 markUnchanged.bind(5, file.inode)
@@ -73,6 +75,10 @@ extension CullStore {
                     done += 1
                     if status == .failed { failed += 1 }
                 } else {
+                    // The same file as before, with an outcome: redone for a newer pipeline or a
+                    // failure that may pass, not because it changed.
+                    let sameFile = row.size == file.size && row.mtime == file.mtimeNanoseconds
+                    if sameFile && (status == .analysed || status == .failed) { analysedAgain += 1 }
                     try db.execute(sql: """
                         UPDATE photos SET size = ?, mtime_ns = ?, seen_generation = ?, status = ?, device = ?, inode = ?, links = ?,
                             sha256 = NULL, sha256_head_tail = NULL, phash = NULL, dhash = NULL, error_kind = NULL, error_message = NULL
@@ -82,8 +88,8 @@ extension CullStore {
                     pending.append((id, file.path))
                 }
             }
-            try db.execute(sql: "UPDATE scans SET total = total + ?, done = done + ?, failed = failed + ? WHERE id = ?",
-                           arguments: [total, done, failed, scan.id])
+            try db.execute(sql: "UPDATE scans SET total = total + ?, done = done + ?, failed = failed + ?, analysed_again = analysed_again + ? WHERE id = ?",
+                           arguments: [total, done, failed, analysedAgain, scan.id])
             return try pending.chunked(into: max(1, jobSize)).map { chunk in
                 try Self.insertJob(db, scan: scan, photos: Array(chunk))
             }

@@ -26,6 +26,9 @@ struct ScanRecord: Sendable, Equatable {
     var error: String?
     /// Photos sent back for analysis from their main image (`CullStore.requestVerification`).
     var verifying: Int64 = 0
+    /// Unchanged files (size and mtime) the scan analysed again: their result came from an
+    /// older analysis pipeline, or from a failure that may pass (`recordWalkBatch`).
+    var analysedAgain: Int64 = 0
     /// How its groups' keepers are chosen: the scan request's, else the daemon's default.
     var keeperPolicy = KeeperPolicy()
     /// Which files its walk takes.
