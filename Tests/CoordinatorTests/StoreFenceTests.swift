@@ -32,6 +32,14 @@ struct StoreFenceTests {
         (0..<count).map { WalkedFile(path: "/lib/\($0).jpg", size: 100, mtimeNanoseconds: 1) }
     }
 
+    /// A first scan of /lib that walks `files` and stores a result for each of them.
+    func analyseFirstScan(_ store: CullStore, files: [WalkedFile]) async throws {
+        let (first, _) = try await store.startScan(root: "/lib")
+        let job = try #require(try await store.recordWalkBatch(scan: first, files: files, jobSize: files.count).first)
+        let attempt = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
+        _ = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt), workerID: "w", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
+    }
+
     func analysedCount(_ store: CullStore) async throws -> Int {
         try await store.writer.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM photos WHERE status = 'analysed'") ?? 0 }
     }
@@ -105,10 +113,7 @@ struct StoreFenceTests {
     func incrementalRescan() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await openStore()
-        let (first, _) = try await store.startScan(root: "/lib")
-        let job = try #require(try await store.recordWalkBatch(scan: first, files: walked(3), jobSize: 3).first)
-        let attempt = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
-        _ = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt), workerID: "w", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
+        try await analyseFirstScan(store, files: walked(3))
 
         let (second, _) = try await store.startScan(root: "/lib")
         var files = walked(3)
@@ -123,10 +128,7 @@ struct StoreFenceTests {
     func analysedAgain() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await openStore()
-        let (first, _) = try await store.startScan(root: "/lib")
-        let job = try #require(try await store.recordWalkBatch(scan: first, files: walked(4), jobSize: 4).first)
-        let attempt = try #require(try await store.recordDispatches([(job.jobID, "w")])[job.jobID])
-        _ = try await store.applyResults([ReceivedResult(result: result(job, attempt: attempt), workerID: "w", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
+        try await analyseFirstScan(store, files: walked(4))
         try await store.writer.write { db in
             try db.execute(sql: "UPDATE photos SET pipeline_version = ? WHERE path = '/lib/0.jpg'", arguments: [PhotoAnalyzer.pipelineVersion - 1])
             try db.execute(sql: "UPDATE photos SET status = 'failed', error_kind = 'unreadable' WHERE path = '/lib/1.jpg'")
