@@ -140,8 +140,8 @@ struct StoreFenceTests {
         let jobs = try await store.recordWalkBatch(scan: second, files: files, jobSize: 4)
         #expect(jobs.flatMap(\.photos).map(\.path).sorted() == ["/lib/0.jpg", "/lib/1.jpg", "/lib/2.jpg"])
         let scan = try #require(try await store.scan(id: second.id))
-        #expect(scan.total == 4 && scan.done == 1 && scan.analysedAgain == 2, "the changed file is not counted as analysed again")
-        #expect(RunCommand.plainCounts(total: 4, analysedNow: 3, analysedAgain: scan.analysedAgain, failed: 0)
+        #expect(scan.total == 4 && scan.done == 1 && scan.toAnalyse == 3 && scan.analysedAgain == 2, "the changed file is not counted as analysed again")
+        #expect(RunCommand.plainCounts(total: 4, analysedNow: scan.toAnalyse, analysedAgain: scan.analysedAgain, failed: 0)
                 == "1 new or changed, 2 analysed again, 1 unchanged, 0 could not be analysed")
         #expect(RunCommand.plainCounts(total: 4, analysedNow: 1, analysedAgain: 0, failed: 0) == "1 new or changed, 3 unchanged, 0 could not be analysed")
     }

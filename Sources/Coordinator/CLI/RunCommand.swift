@@ -123,8 +123,7 @@ struct RunCommand: AsyncParsableCommand {
         let groups = pairsOptions.pairs.applied(to: try await store.groups(scanID: scan.id))
         let text = try await GroupsFormatter.output(groups, format: format, root: root, scanID: scan.id)
         FileHandle.standardOutput.write(Data(text.utf8))
-        let analysedNow = try await store.analysedByScan(scan)
-        printError("scanned \(scan.total) files in \(root): \(Self.plainCounts(total: scan.total, analysedNow: analysedNow, analysedAgain: scan.analysedAgain, failed: scan.failed)); \(GroupsFormatter.summary(groups))")
+        printError("scanned \(scan.total) files in \(root): \(Self.plainCounts(total: scan.total, analysedNow: scan.toAnalyse, analysedAgain: scan.analysedAgain, failed: scan.failed)); \(GroupsFormatter.summary(groups))")
         if scan.verifying > 0 {
             printError("\(scan.verifying) photos that matched on their embedded previews were checked again on their main image before grouping")
         }

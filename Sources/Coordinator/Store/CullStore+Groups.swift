@@ -161,17 +161,6 @@ extension CullStore {
     }
 
     /// Photos of a scan that failed, with their reasons (for `--show-failures`).
-    /// How many of the files a scan found it analysed itself (new or changed since the last
-    /// scan, or analysed by an older pipeline) rather than kept from an earlier scan: the
-    /// rows whose outcome this scan's generation wrote.
-    func analysedByScan(_ scan: ScanRecord) async throws -> Int64 {
-        try await writer.read { db in
-            try Int64.fetchOne(db, sql: """
-                SELECT count(*) FROM photos WHERE library_id = ? AND seen_generation = ? AND analysed_generation = ?
-                """, arguments: [scan.libraryID, scan.generation, scan.generation]) ?? 0
-        }
-    }
-
     func failures(scan: ScanRecord, limit: Int) async throws -> [(path: String, kind: String, message: String)] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """

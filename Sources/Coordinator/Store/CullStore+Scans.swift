@@ -96,7 +96,7 @@ extension CullStore {
             state: (row["state"] as ScanState?) ?? .failed, walkComplete: row["walk_complete"],
             total: row["total"], done: row["done"], failed: row["failed"], groups: row["group_count"],
             startedAt: row["started_at"], finishedAt: row["finished_at"], error: row["error"], verifying: row["verifying"],
-            analysedAgain: row["analysed_again"],
+            toAnalyse: row["to_analyse"], analysedAgain: row["analysed_again"],
             keeperPolicy: keeperPolicy(rules: row["keeper_rules"], folders: row["reference_folders"]),
             walkFilter: (row["walk_filter"] as String?).flatMap { try? JSONDecoder().decode(WalkFilter.self, from: Data($0.utf8)) } ?? WalkFilter())
     }

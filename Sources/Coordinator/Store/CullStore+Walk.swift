@@ -9,7 +9,7 @@ extension CullStore {
     /// A file already analysed with the same size, mtime and pipeline version keeps its
     /// result (and counts as done); a new or changed one becomes pending in a new job, and so
     /// does an unchanged one whose result an older pipeline wrote or whose failure may pass
-    /// (counted in the scan's `analysedAgain`).
+    /// (counted in the scan's `analysedAgain`). The scan's `toAnalyse` counts every file queued.
     /// Throws `ScanNotCurrent` when the scan has been cancelled or superseded.
     func recordWalkBatch(scan: ScanRecord, files: [WalkedFile], jobSize: Int) async throws -> [JobSpec] {
         let pipeline = Int64(PhotoAnalyzer.pipelineVersion)
@@ -88,8 +88,10 @@ extension CullStore {
                     pending.append((id, file.path))
                 }
             }
-            try db.execute(sql: "UPDATE scans SET total = total + ?, done = done + ?, failed = failed + ?, analysed_again = analysed_again + ? WHERE id = ?",
-                           arguments: [total, done, failed, analysedAgain, scan.id])
+            try db.execute(sql: """
+                UPDATE scans SET total = total + ?, done = done + ?, failed = failed + ?, to_analyse = to_analyse + ?,
+                    analysed_again = analysed_again + ? WHERE id = ?
+                """, arguments: [total, done, failed, pending.count, analysedAgain, scan.id])
             return try pending.chunked(into: max(1, jobSize)).map { chunk in
                 try Self.insertJob(db, scan: scan, photos: Array(chunk))
             }

@@ -264,11 +264,13 @@ enum Migrations {
             // keep 6 and the next scan that walks them analyses them again.
             try db.execute(sql: "UPDATE photos SET pipeline_version = 7 WHERE pipeline_version = 6 AND (status != 'analysed' OR format IS NOT 'webp')")
         }
-        migrator.registerMigration("v13: a scan counts the unchanged files it analysed again") { db in
-            // Files whose size and mtime are unchanged but whose result came from an older
-            // pipeline (or from a failure that may pass) are analysed again; `cull run` reports
-            // them apart from new and changed files, so that an upgrade does not read as if
-            // every photo had changed.
+        migrator.registerMigration("v13: a scan counts the files its walk sent to analysis, and the unchanged ones among them") { db in
+            // `cull run`'s summary says how many files a run analysed: counted as the walk
+            // queues them, not by a pass over every photo row afterwards. Files whose size and mtime are
+            // unchanged but whose result came from an older pipeline (or from a failure that may
+            // pass) are analysed again, and reported apart from new and changed files, so that
+            // an upgrade does not read as if every photo had changed.
+            try db.execute(sql: "ALTER TABLE scans ADD COLUMN to_analyse INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN analysed_again INTEGER NOT NULL DEFAULT 0")
         }
         return migrator

@@ -26,8 +26,10 @@ struct ScanRecord: Sendable, Equatable {
     var error: String?
     /// Photos sent back for analysis from their main image (`CullStore.requestVerification`).
     var verifying: Int64 = 0
-    /// Unchanged files (size and mtime) the scan analysed again: their result came from an
-    /// older analysis pipeline, or from a failure that may pass (`recordWalkBatch`).
+    /// Files the scan's walk sent to analysis (new, changed, or analysed again), and the
+    /// unchanged ones among them (size and mtime): their result came from an older analysis
+    /// pipeline, or from a failure that may pass (`recordWalkBatch`).
+    var toAnalyse: Int64 = 0
     var analysedAgain: Int64 = 0
     /// How its groups' keepers are chosen: the scan request's, else the daemon's default.
     var keeperPolicy = KeeperPolicy()
