@@ -266,10 +266,10 @@ enum Migrations {
         }
         migrator.registerMigration("v13: a scan counts the files its walk sent to analysis, and the unchanged ones among them") { db in
             // `cull run`'s summary says how many files a run analysed: counted as the walk
-            // queues them, not by a pass over every photo row afterwards. Files whose size and mtime are
-            // unchanged but whose result came from an older pipeline (or from a failure that may
-            // pass) are analysed again, and reported apart from new and changed files, so that
-            // an upgrade does not read as if every photo had changed.
+            // queues them, not by a pass over every photo row afterwards. Files whose size and
+            // mtime are unchanged but whose result came from an older pipeline (or from a
+            // failure that may pass) are analysed again, and reported apart from new and changed
+            // files, so that an upgrade does not read as if every photo had changed.
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN to_analyse INTEGER NOT NULL DEFAULT 0")
             try db.execute(sql: "ALTER TABLE scans ADD COLUMN analysed_again INTEGER NOT NULL DEFAULT 0")
         }
