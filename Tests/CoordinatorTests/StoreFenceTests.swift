@@ -109,7 +109,7 @@ struct StoreFenceTests {
         #expect(try await store.finalize(scan: new, groups: []) == false)
     }
 
-    @Test("unchanged files keep their results on a rescan; changed ones are analysed again")
+    @Test("unchanged files keep their results on a rescan; changed ones are analysed again; a batch walked again counts once")
     func incrementalRescan() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await openStore()
@@ -118,10 +118,21 @@ struct StoreFenceTests {
         let (second, _) = try await store.startScan(root: "/lib")
         var files = walked(3)
         files[1].mtimeNanoseconds = 2
+        files[2].inode = 9  // the same bytes, now a file with two links: unchanged, and recorded as that file
+        files[2].links = 2
         let jobs = try await store.recordWalkBatch(scan: second, files: files, jobSize: 3)
         #expect(jobs.flatMap(\.photos).map(\.path) == ["/lib/1.jpg"])
+        #expect(try await store.recordWalkBatch(scan: second, files: files, jobSize: 3).isEmpty, "walked again after a restart")
         let scan = try #require(try await store.scan(id: second.id))
         #expect(scan.total == 3 && scan.done == 2)
+        try await store.writer.read { db in
+            let identity = try Row.fetchOne(db, sql: "SELECT inode, links FROM photos WHERE path = '/lib/2.jpg'")
+            #expect(identity?[0] as Int64? == 9 && identity?[1] as Int64? == 2)
+            let seen = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo_seen WHERE seen_generation = ?", arguments: [second.generation])
+            #expect(seen == 3, "every walked file is marked with the rescan's generation")
+        }
+        let listed = try await store.groupingInput(scan: scan)
+        #expect(listed.map(\.path).sorted() == ["/lib/0.jpg", "/lib/2.jpg"], "grouping reads the scan's analysed photos")
     }
 
     @Test("unchanged files with an older pipeline's result or a failure that may pass are analysed again, and counted apart")

@@ -69,14 +69,21 @@ struct ChaosTests {
         let audit = try await cluster.query { db -> [String: Int] in
             func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql, arguments: [generation]) ?? -1 }
             return [
-                "photos": try count("SELECT COUNT(*) FROM photos WHERE seen_generation = ?"),
-                "without an outcome": try count("SELECT COUNT(*) FROM photos WHERE seen_generation = ? AND status = 'pending'"),
-                "from another generation": try count("SELECT COUNT(*) FROM photos WHERE seen_generation = ? AND analysed_generation != seen_generation"),
-                "from a stale attempt": try count("""
-                    SELECT COUNT(*) FROM photos p JOIN jobs j ON j.id = p.analysed_job_id
-                    WHERE p.seen_generation = ? AND p.analysed_attempt != j.attempt
+                "photos": try count("SELECT COUNT(*) FROM photos p JOIN photo_seen s ON s.photo_id = p.id WHERE s.seen_generation = ?"),
+                "without an outcome": try count("""
+                    SELECT COUNT(*) FROM photos p JOIN photo_seen s ON s.photo_id = p.id WHERE s.seen_generation = ? AND p.status = 'pending'
                     """),
-                "with no recorded dispatch": try count("SELECT COUNT(*) FROM photos WHERE seen_generation = ? AND analysed_job_id IS NULL"),
+                "from another generation": try count("""
+                    SELECT COUNT(*) FROM photos p JOIN photo_seen s ON s.photo_id = p.id
+                    WHERE s.seen_generation = ? AND p.analysed_generation != s.seen_generation
+                    """),
+                "from a stale attempt": try count("""
+                    SELECT COUNT(*) FROM photos p JOIN photo_seen s ON s.photo_id = p.id JOIN jobs j ON j.id = p.analysed_job_id
+                    WHERE s.seen_generation = ? AND p.analysed_attempt != j.attempt
+                    """),
+                "with no recorded dispatch": try count("""
+                    SELECT COUNT(*) FROM photos p JOIN photo_seen s ON s.photo_id = p.id WHERE s.seen_generation = ? AND p.analysed_job_id IS NULL
+                    """),
             ]
         }
         #expect(audit["photos"] == entries.count, "\(audit)")

@@ -22,8 +22,8 @@ extension CullStore {
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, p.width, p.height, p.size, p.sharpness,
                     p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash,
                     p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns, p.device, p.inode
-                FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id
-                WHERE p.library_id = ? AND p.seen_generation = ? AND p.status = ?
+                FROM photos p JOIN photo_seen s ON s.photo_id = p.id LEFT JOIN photo_features f ON f.photo_id = p.id
+                WHERE p.library_id = ? AND s.seen_generation = ? AND p.status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
             var photos: [GroupingPhoto] = []
             photos.reserveCapacity(Int(scan.total))
@@ -164,8 +164,8 @@ extension CullStore {
     func failures(scan: ScanRecord, limit: Int) async throws -> [(path: String, kind: String, message: String)] {
         try await writer.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT path, error_kind, error_message FROM photos
-                WHERE library_id = ? AND seen_generation = ? AND status = ? ORDER BY path LIMIT ?
+                SELECT p.path, p.error_kind, p.error_message FROM photos p JOIN photo_seen s ON s.photo_id = p.id
+                WHERE p.library_id = ? AND s.seen_generation = ? AND p.status = ? ORDER BY p.path LIMIT ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.failed, limit]).map { ($0["path"], $0["error_kind"] ?? "", $0["error_message"] ?? "") }
         }
     }

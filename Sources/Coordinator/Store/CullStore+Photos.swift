@@ -28,15 +28,16 @@ extension CullStore {
                 scan = found
             }
             var sql = """
-                SELECT path, status, error_kind, error_message, size, width, height, format FROM photos
-                WHERE library_id = ? AND path > ? AND seen_generation = ?
+                SELECT p.path, p.status, p.error_kind, p.error_message, p.size, p.width, p.height, p.format
+                FROM photos p JOIN photo_seen s ON s.photo_id = p.id
+                WHERE p.library_id = ? AND p.path > ? AND s.seen_generation = ?
                 """
             var arguments: StatementArguments = [scan.libraryID, request.after, scan.generation]
             if !request.status.isEmpty {
-                sql += " AND status = ?"
+                sql += " AND p.status = ?"
                 _ = arguments.append(contentsOf: [request.status])
             }
-            sql += " ORDER BY path LIMIT ?"
+            sql += " ORDER BY p.path LIMIT ?"
             _ = arguments.append(contentsOf: [limit + 1])
             let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
             var reply = Cull_V1_PhotosReply()

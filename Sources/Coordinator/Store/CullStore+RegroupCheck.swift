@@ -16,7 +16,8 @@ extension CullStore {
             var hash = SHA256()
             hash.update(data: Data(rules.utf8))
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT id, analysed_attempt FROM photos WHERE library_id = ? AND seen_generation = ? AND status = ? ORDER BY id
+                SELECT p.id, p.analysed_attempt FROM photos p JOIN photo_seen s ON s.photo_id = p.id
+                WHERE p.library_id = ? AND s.seen_generation = ? AND p.status = ? ORDER BY p.id
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
             var buffer: [Int64] = []
             buffer.reserveCapacity(8192)

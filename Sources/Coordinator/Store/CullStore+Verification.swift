@@ -14,7 +14,8 @@ extension CullStore {
         return try await writer.write { db in
             try Self.requireCurrent(db, scanID: scan.id, generation: scan.generation)
             let reopen = try db.cachedStatement(sql: """
-                UPDATE photos SET status = ? WHERE id = ? AND status = ? AND from_preview = 1 AND seen_generation = ?
+                UPDATE photos SET status = ? WHERE id = ? AND status = ? AND from_preview = 1
+                    AND EXISTS (SELECT 1 FROM photo_seen WHERE photo_id = photos.id AND seen_generation = ?)
                 """)
             var sent: [(id: Int64, path: String)] = []
             for photo in photos {
