@@ -8,7 +8,8 @@
 # and photos/s beside the ceiling's; medians over the rounds.
 #
 # Usage: bench/nas.sh [N=200] [CACHE_DIR=/tmp/cull-throughput]   (RATE, LATENCY, ROUNDS=3,
-#        FORMAT=jpeg; FORMAT=dng: 12 MP raw files, a 1600-pixel preview before 24 MB of sensor data)
+#        FORMAT=jpeg; FORMAT=dng: 12 MP raw files, a 1600-pixel preview before 24 MB of sensor data;
+#        FORMAT=heic: those JPEGs as a phone's HEIC, a 320-pixel thumbnail item after the image)
 # Needs root or sudo once (Debian's fuse and libfuse2, and fusepy from PyPI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,7 @@ source bench/camera-set.sh
 format=${FORMAT:-jpeg}
 extension=jpg
 [ "$format" = dng ] && extension=dng
+[ "$format" = heic ] && extension=heic
 camera_set "$n" "$cache" "nas-set-$format-$n" "$format"
 set_dir=$camera_set_dir
 total_bytes=$(du -b --apparent-size -c "$set_dir"/*."$extension" | tail -1 | cut -f1)

@@ -106,6 +106,24 @@ extension PhotoFetcher {
         return Fetched(bytes: head, sha256: Array(hasher.finalize()), fileSize: size, sha256IsHeadTail: true)
     }
 
+    /// The bytes of `ranges` of a file whose head was read (`fetchHead`) and that had
+    /// `fileSize` bytes then, one read each, with read-ahead off: a HEIF's thumbnail item and
+    /// its small items (`HEIFHead`). A file whose size changed since is an unreadable one.
+    public static func fetchRanges(path: String, fileSize: Int, ranges: [Range<Int>], maxFileBytes: Int) throws(AnalysisFailure) -> [(offset: Int, bytes: [UInt8])] {
+        let (fd, size) = try openPhoto(path, maxFileBytes: maxFileBytes)
+        defer { close(fd) }
+        guard size == fileSize else { throw AnalysisFailure(.unreadable, "\(path): the file changed while it was read; scan again") }
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM)
+        var pieces: [(offset: Int, bytes: [UInt8])] = []
+        for range in ranges where !range.isEmpty {
+            guard range.lowerBound >= 0, range.upperBound <= size else {
+                throw AnalysisFailure(.corrupt, "\(path): an item lies past the end of the file (bytes \(range.lowerBound)..<\(range.upperBound) of \(size))")
+            }
+            pieces.append((range.lowerBound, try readRange(fd, path: path, offset: range.lowerBound, count: range.count)))
+        }
+        return pieces
+    }
+
     /// `count` bytes at `offset`; a file that shrank while being read is an unreadable one.
     private static func readRange(_ fd: Int32, path: String, offset: Int, count: Int) throws(AnalysisFailure) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

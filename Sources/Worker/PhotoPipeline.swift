@@ -91,7 +91,7 @@ struct PhotoPipeline: Sendable {
         return outcome
     }
 
-    /// The features of a JPEG or raw file analysed from the head of its file (docs/FEATURES.md,
+    /// The features of a JPEG, raw or HEIF file analysed from the head of its file (docs/FEATURES.md,
     /// "Reading only what is needed"), nil when its preview is not used or the file is small:
     /// read it whole then. A head that ends before what the analysis needs (a JPEG's frame
     /// header, a raw's preview) is read again as long as `PhotoAnalyzer.analyzeHead` says, each
@@ -121,10 +121,33 @@ struct PhotoPipeline: Sendable {
                 // A little past what the head says is missing (one more segment's worth), within
                 // the format's longest head (analyzeHead said so).
                 length = needed + 64 * 1024
+            case .needsRanges(let ranges):
+                return try await analyzeRanges(path, head: head, ranges: ranges, fetchTimeout: fetchTimeout, options: options)
             default:
                 return nil
             }
         }
+    }
+
+    /// The features of a HEIF photo from its thumbnail item's `ranges` (`PhotoAnalyzer.analyzeHead`
+    /// named them), read on the fetch queue, decoded on the compute queue; nil when they do not
+    /// decode (read it whole then).
+    private func analyzeRanges(_ path: String, head: PhotoFetcher.Fetched, ranges: [Range<Int>], fetchTimeout: Duration,
+                               options: AnalysisOptions) async throws -> Cull_V1_Features? {
+        let faults = self.faults, policy = readPolicy
+        let fetchStarted = ContinuousClock.now
+        let pieces: [(offset: Int, bytes: [UInt8])] = ranges.isEmpty ? [] : try await fetchQueue.run(timeout: fetchTimeout, operation: "reading \(path)") {
+            let target = try policy.resolve(path)
+            faults.beforeRead(path)
+            return try PhotoFetcher.fetchRanges(path: target, fileSize: head.fileSize, ranges: ranges, maxFileBytes: options.maxFileBytes)
+        }
+        let analysisStarted = ContinuousClock.now
+        metrics.fetched(in: analysisStarted - fetchStarted)
+        guard let features = try await computeQueue.run(timeout: computeTimeout, operation: "decoding \(path)", {
+            PhotoAnalyzer.analyzeRanges(head: head.bytes, pieces: pieces, fileSize: head.fileSize, path: path, options: options)
+        }) else { return nil }
+        metrics.analysed(in: ContinuousClock.now - analysisStarted)
+        return Cull_V1_Features(features, sha256: head.sha256, fileSize: head.fileSize, sha256IsHeadTail: true)
     }
 
     /// Runs every photo of a job concurrently (the limiters bound it) and collects one

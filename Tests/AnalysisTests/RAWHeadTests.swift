@@ -51,6 +51,7 @@ struct RAWHeadTests {
             case .features(let features): fromHead = features
             case .needsAtLeast(let needed): length = needed + 64 * 1024
             case .readWhole: Issue.record("read whole after heads \(heads)"); return
+            case .needsRanges: Issue.record("a raw file's preview is read in heads, not ranges"); return
             }
         }
         #expect(fromHead == whole && fromHead?.fromPreview == true, "heads \(heads)")
@@ -86,6 +87,7 @@ struct RAWHeadTests {
             case .features: Issue.record("a preview past every head was used: heads \(heads)"); return
             case .needsAtLeast(let needed): length = needed + 64 * 1024
             case .readWhole: break loop
+            case .needsRanges: Issue.record("a raw file's preview is read in heads, not ranges"); return
             }
         }
         #expect(heads == [PhotoFetcher.headBytes], "the directories say the preview ends with the file: read it whole at once (heads \(heads))")

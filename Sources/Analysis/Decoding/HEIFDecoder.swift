@@ -16,6 +16,34 @@ public enum HEIFDecoder {
     }
 
     public static func decode(_ bytes: [UInt8], path: String, maxPixels: Int, usePreviews: Bool = false) throws(AnalysisFailure) -> Decoded {
+        try withPrimaryImage(bytes, path: path, maxPixels: maxPixels) { (handle, width, height, metadata) throws(AnalysisFailure) in
+            if usePreviews, var preview = thumbnail(of: handle, width: width, height: height) {
+                preview.metadata = metadata
+                preview.fromPreview = true
+                return preview
+            }
+            return try decodeLuma(handle, path: path, width: width, height: height, metadata: metadata)
+        }
+    }
+
+    /// The thumbnail item `decode` would use with previews on, nil when there is none (or the
+    /// file cannot be read): never the primary image. For a file whose bytes are there only in
+    /// part (`HEIFHead`: the primary image's left as zeros).
+    public static func decodePreview(_ bytes: [UInt8], path: String, maxPixels: Int) -> Decoded? {
+        try? withPrimaryImage(bytes, path: path, maxPixels: maxPixels) { handle, width, height, metadata in
+            guard var preview = thumbnail(of: handle, width: width, height: height) else { return nil }
+            preview.metadata = metadata
+            preview.fromPreview = true
+            return preview
+        }
+    }
+
+    /// `body` with the primary image's handle, its displayed size (within `maxPixels`) and its
+    /// Exif metadata (orientation 1: libheif applies the file's rotation and mirroring).
+    private static func withPrimaryImage<Result>(
+        _ bytes: [UInt8], path: String, maxPixels: Int,
+        _ body: (OpaquePointer, Int, Int, PhotoMetadata) throws(AnalysisFailure) -> Result
+    ) throws(AnalysisFailure) -> Result {
         guard let context = heif_context_alloc() else { throw AnalysisFailure(.internal, "libheif could not allocate a context") }
         defer { heif_context_free(context) }
         var error = bytes.withUnsafeBytes { heif_context_read_from_memory_without_copy(context, $0.baseAddress, $0.count, nil) }
@@ -31,10 +59,7 @@ public enum HEIFDecoder {
         }
         var metadata = exifMetadata(handle)
         metadata.orientation = 1  // libheif has applied the transformations
-        if usePreviews, let preview = thumbnail(of: handle, width: width, height: height) {
-            return Decoded(image: preview.image, chroma: preview.chroma, width: width, height: height, metadata: metadata, fromPreview: true)
-        }
-        return try decodeLuma(handle, path: path, width: width, height: height, metadata: metadata)
+        return try body(handle, width, height, metadata)
     }
 
     /// The smallest thumbnail item `PreviewPolicy` accepts, decoded (libheif applies its
