@@ -112,6 +112,32 @@ struct MigrationTests {
         }
     }
 
+    @Test("a scan's failures are found by the status index, listed in path order up to the limit")
+    func failuresByStatus() throws {
+        let database = try DatabaseQueue()
+        try Migrations.migrator.migrate(database)
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 4)")
+            try db.execute(sql: """
+                INSERT INTO photos (id, library_id, path, size, mtime_ns, status, error_kind, error_message) VALUES
+                    (1, 1, '/lib/d.jpg', 1, 1, 'failed', 'corrupt', 'd'), (2, 1, '/lib/a.jpg', 1, 1, 'analysed', NULL, NULL),
+                    (3, 1, '/lib/c.jpg', 1, 1, 'failed', 'corrupt', 'c'), (4, 1, '/lib/b.jpg', 1, 1, 'failed', 'unreadable', 'b'),
+                    (5, 1, '/lib/0.jpg', 1, 1, 'failed', 'corrupt', 'an older scan')
+                """)
+            try db.execute(sql: "INSERT INTO photo_seen (photo_id, seen_generation) VALUES (1, 4), (2, 4), (3, 4), (4, 4), (5, 3)")
+        }
+        try database.read { db in
+            let arguments: StatementArguments = [1, 4, PhotoStatus.failed, 2]
+            let listed = try Row.fetchAll(db, sql: CullStore.failuresQuery, arguments: arguments).map { $0["path"] as String }
+            #expect(listed == ["/lib/b.jpg", "/lib/c.jpg"])
+            // Not the path index: it would read every photo of the library in path order to find
+            // the few that failed (0.78 s from a cold cache at 220,000 photos, against 0.013 s).
+            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + CullStore.failuresQuery, arguments: arguments)
+                .map { $0["detail"] as String }.joined(separator: "; ")
+            #expect(plan.contains("photos_by_status") && !plan.contains("autoindex"), "\(plan)")
+        }
+    }
+
     @Test("a database a newer cull migrated is refused with what to do, and left untouched")
     func newerDatabase() async throws {
         let folder = NSTemporaryDirectory() + "cull-newer-\(UUID().uuidString)"

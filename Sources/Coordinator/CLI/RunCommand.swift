@@ -128,9 +128,8 @@ struct RunCommand: AsyncParsableCommand {
             printError("\(scan.verifying) photos that matched on their embedded previews were checked again on their main image before grouping")
         }
         if scan.failed > 0 {
-            let failures = try await store.failures(scan: scan, limit: showFailures ? 100_000 : 0)
             if showFailures {
-                for failure in failures { printError("  \(failure.kind): \(failure.message)") }
+                for failure in try await store.failures(scan: scan, limit: 100_000) { printError("  \(failure.kind): \(failure.message)") }
             } else {
                 printError("(--show-failures lists them with the reason)")
             }

@@ -163,10 +163,17 @@ extension CullStore {
     /// Photos of a scan that failed, with their reasons (for `--show-failures`).
     func failures(scan: ScanRecord, limit: Int) async throws -> [(path: String, kind: String, message: String)] {
         try await writer.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT p.path, p.error_kind, p.error_message FROM photos p JOIN photo_seen s ON s.photo_id = p.id
-                WHERE p.library_id = ? AND s.seen_generation = ? AND p.status = ? ORDER BY p.path LIMIT ?
-                """, arguments: [scan.libraryID, scan.generation, PhotoStatus.failed, limit]).map { ($0["path"], $0["error_kind"] ?? "", $0["error_message"] ?? "") }
+            try Row.fetchAll(db, sql: Self.failuresQuery, arguments: [scan.libraryID, scan.generation, PhotoStatus.failed, limit])
+                .map { ($0["path"], $0["error_kind"] ?? "", $0["error_message"] ?? "") }
         }
     }
+
+    /// `+p.path`: sorted after the fact, so that SQLite finds the failed rows by the status index
+    /// rather than walking the library's path index for its order and testing every row (0.78 s
+    /// from a cold page cache at 220,000 photos with one failure, against 0.013 s; failures are
+    /// few, and at most `limit` of them are kept while sorting).
+    static let failuresQuery = """
+        SELECT p.path, p.error_kind, p.error_message FROM photos p JOIN photo_seen s ON s.photo_id = p.id
+        WHERE p.library_id = ? AND s.seen_generation = ? AND p.status = ? ORDER BY +p.path LIMIT ?
+        """
 }
