@@ -105,6 +105,21 @@ struct CandidateSearchTests {
         #expect(stoppedRows.add(0) == BatchedSearch.rowsPerBatch, "one chunk of rows, then it stopped")
     }
 
+    @Test("the default plan probes every 80% window up to 200,000 photos, the nine at 0, 10 and 20% past them; other plans as they are")
+    func sizedPlan() {
+        let small = CandidatePlan().sized(for: 200_000), large = CandidatePlan().sized(for: 200_001)
+        #expect(small.cropWindows == CandidatePlan.cropWindowsDefault && Set(small.cropWindows).isSuperset(of: 0..<50))
+        #expect(large.cropWindows.filter { (25..<50).contains($0) } == [25, 27, 29, 35, 37, 39, 45, 47, 49])
+        #expect(Set(large.cropWindows).isSuperset(of: Array(0..<25) + FeatureWindow.bandWindows + FeatureWindow.straightenedWindows))
+        #expect(CandidatePlan().sized(for: 1_000_000) == large)
+        var pinned = CandidatePlan()
+        pinned.pieces = 4
+        #expect(pinned.sized(for: 1_000_000) == pinned, "pieces chosen by the caller: the plan as it is")
+        var chosen = CandidatePlan()
+        chosen.cropWindows = [3, 30]
+        #expect(chosen.sized(for: 1_000_000) == chosen)
+    }
+
     @Test("holds only the windows its plan reads")
     func compact() {
         let straightened = FeatureWindow.straightenedWindows[2]

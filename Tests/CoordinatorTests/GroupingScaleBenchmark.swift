@@ -73,7 +73,7 @@ struct GroupingScaleBenchmark {
         }
         print("grouping \(count) photos: planted families found (a copy in the photo's group): \(families.values.filter(\.found).count)/\(families.count), "
               + "found whole: \(families.values.filter(\.whole).count)")
-        print("grouping \(count) photos: " + Self.reach(library, planted: planted, plan: grouper.planWithThreshold))
+        print("grouping \(count) photos: " + Self.reach(library, planted: planted, plan: grouper.planWithThreshold.sized(for: library.count)))
         // Groups joining rows of different photos (not a photo, its copies and its burst shots).
         var mixed = 0, strays = 0
         for group in groups where group.kind != .similar {

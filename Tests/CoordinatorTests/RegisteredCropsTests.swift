@@ -108,6 +108,28 @@ struct RegisteredCropsTests {
         }
     }
 
+    @Test("crops of 80% with the aspect locked, at offsets between the 10% steps, group with their original; the large-library plan misses one")
+    func cropsBetweenTheSteps() throws {
+        let scene = Scene(seed: 7)
+        let original = try analysed(1, Self.render(scene))
+        // 80% of each side, its top left corner at (5%, 15%) and at (15%, 5%): the 80% windows
+        // there are hashed by every worker since pipeline 3, and probed by the default plan.
+        var photos = [original]
+        for (id, x, y) in [(2, 0.05, 0.15), (3, 0.15, 0.05)] as [(Int64, Double, Double)] {
+            photos.append(try analysed(id, Self.render(scene, width: Int(Double(Self.width) * 0.8), height: Int(Double(Self.height) * 0.8)) { u, v in
+                (x + 0.8 * u, y + 0.8 * v)
+            }))
+        }
+        func duplicates(_ grouper: Grouper) -> [Set<Int64>] {
+            grouper.groups(of: photos).filter { $0.kind != .similar }.map { Set($0.members.map(\.photoID)) }
+        }
+        #expect(duplicates(Grouper()) == [[1, 2, 3]])
+        // The plan of libraries past 200,000 photos leaves those windows out: what they add.
+        var large = Grouper()
+        large.plan.cropWindows = CandidatePlan.cropWindowsLargeLibraries
+        #expect(duplicates(large) != [[1, 2, 3]], "\(duplicates(large))")
+    }
+
     @Test("a crop straightened by 7° pairs only through a straightened frame, and registers from it")
     func straightenedFrames() throws {
         let scene = Scene(seed: 7)

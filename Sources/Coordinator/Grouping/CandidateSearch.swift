@@ -26,11 +26,38 @@ struct CandidatePlan: Sendable, Equatable {
     var framePieceRadius: Int? = 1
     var windowPieceRadius: Int? = 1
 
-    /// The 25 windows of 90%, the 9 of 80% at offsets 0, 10 and 20% (every crop the full 50
-    /// reach but one caption, docs/FEATURES.md), and the six bands of pipeline 4 (crops of one
-    /// side, or to another aspect ratio), and pipeline 6's four straightened frames.
-    static let cropWindowsDefault: [Int] = Array(0..<25) + [0, 2, 4].flatMap { row in [0, 2, 4].map { 25 + row * 5 + $0 } }
+    /// Every crop window workers hash: the 25 of 90% and the 25 of 80% (`FeatureWindow.crops`),
+    /// the six bands of pipeline 4 (crops of one side, or to another aspect ratio) and
+    /// pipeline 6's four straightened frames. Until the thirty-third session only 9 of the 80%
+    /// windows were probed, at offsets 0, 10 and 20%, where all the corpora's crops lie; of
+    /// crops drawn anywhere (bench/free-crop-recall.py, 2,820 crops of the three corpora's
+    /// originals), those keeping 80–85% and 75–80% of a side came within the crop radius of a
+    /// probed window 0.62 and 0.38 of the time with the aspect locked, 0.91 and 0.84 with all
+    /// 25 (docs/FEATURES.md, "Candidate search").
+    static let cropWindowsDefault: [Int] = Array(0..<50) + FeatureWindow.bandWindows + FeatureWindow.straightenedWindows
+    /// Libraries up to this many photos are searched through every crop window (`sized(for:)`).
+    static let everyWindowLimit = 200_000
+    /// The crop windows probed in libraries past `everyWindowLimit` photos (`sized(for:)`): the 25
+    /// of 90%, the 9 of 80% at offsets 0, 10 and 20%, the bands and the straightened frames.
+    static let cropWindowsLargeLibraries: [Int] = Array(0..<25) + [0, 2, 4].flatMap { row in [0, 2, 4].map { 25 + row * 5 + $0 } }
         + FeatureWindow.bandWindows + FeatureWindow.straightenedWindows
+
+    /// The plan for a search over `rows` photos: past `everyWindowLimit` photos the default plan
+    /// probes 34 of the 50 crop windows (44 windows with the bands and straightened frames, not
+    /// 60). The 16 others multiply the pairs of look-alike photos: on the end-to-end library
+    /// (220,000 small generated graphics, bench/e2e-library.py) they took the candidates from
+    /// 20.7 to 30.4 million, the run from 4:48 to 7:14 and its peak from 661 to 786 MiB, and a
+    /// million realistic rows from 50.9 to 58.9 s (past the minute's margin), where the 3-piece
+    /// tables probed at radius 1 find hashes exactly to 5 bits only and those windows add less
+    /// (locked 80–85% crops within 5 bits: 0.18 → 0.38, against 0.62 → 0.91 within 8). A plan
+    /// of other crop windows, or of pieces chosen by the caller, is kept.
+    func sized(for rows: Int) -> CandidatePlan {
+        guard cropWindows == Self.cropWindowsDefault, pieces == nil, rows > Self.everyWindowLimit else { return self }
+        var plan = self
+        plan.cropWindows = Self.cropWindowsLargeLibraries
+        return plan
+    }
+
     /// The four 90% windows in the corners (each leaves out a band of 10% along two sides), and
     /// the bands without the top or the bottom 20% (a caption band across one end).
     static let cornerWindows: [Int] = [0, 4, 20, 24] + FeatureWindow.captionWindows
@@ -131,8 +158,9 @@ struct CompactHashes: Sendable {
 ///
 /// Runs on `threads` threads of its own (`ParallelChunks`): call it from a blocking queue.
 ///
-/// The crop windows (40 a photo in the default plan: most of the search's memory) need not be
-/// held: with a `CropWindowSource` each chunk of rows reads its own and lets them go.
+/// The crop windows (60 a photo in the default plan, 44 past 200,000 photos, `sized(for:)`:
+/// most of the search's memory) need not be held: with a `CropWindowSource` each chunk of rows
+/// reads its own and lets them go.
 struct CandidateSearch: Sendable {
     /// The plan's crop windows (`plan.cropWindows`, in that order) of the rows in a range:
     /// `range.count × plan.cropWindows.count` hashes, row after row; a row without a window has

@@ -175,7 +175,7 @@ struct Grouper: Sendable {
     /// hashes and tables are released on return.
     private func searchCandidates(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
                                   progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws -> [[Candidate]] {
-        let plan = planWithThreshold
+        let plan = planWithThreshold.sized(for: representatives.count)
         let advance: @Sendable (Int) -> Void = { progress?.advance(by: $0) }
         if let features {
             // The crop windows are read a chunk of rows at a time while the search runs.

@@ -70,7 +70,7 @@ struct BenchmarkMisses {
     /// photo's window k against the copy's frame, `c`k: the other way, `mirror`).
     static func nearest(_ library: RealisticLibrary, copy: Int, photo: Int) -> (distance: Int, slot: String) {
         var best = ((library.frames[photo] ^ library.frames[copy]).nonzeroBitCount, "frame")
-        for k in CandidatePlan().cropWindows {
+        for k in CandidatePlan().sized(for: library.count).cropWindows {
             let photoWindow = (library.hash(photo, slot: k + 1) ^ library.frames[copy]).nonzeroBitCount
             let copyWindow = (library.hash(copy, slot: k + 1) ^ library.frames[photo]).nonzeroBitCount
             if photoWindow < best.0 { best = (photoWindow, "o\(k)") }
