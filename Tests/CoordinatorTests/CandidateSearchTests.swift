@@ -35,6 +35,7 @@ struct CandidateSearchTests {
         let (compact, all) = Self.hashes(plan: plan, count: 400)
         var search = CandidateSearch(compact)
         search.usesBatches = batched
+        search.pairingBudget = nil  // every pairing, as the scan finds them
         #expect((BatchedSearch(search) != nil) == (batched && pieceRadius != nil))
         let found = search.candidates(threads: threads)
         #expect(Set(found).count == found.count, "each pairing once")
@@ -66,6 +67,7 @@ struct CandidateSearchTests {
                                  pieces: 4, framePieceRadius: 1, windowPieceRadius: 1)
         let (compact, _) = Self.hashes(plan: plan, count: 300)
         var search = CandidateSearch(compact)
+        search.pairingBudget = nil  // every pairing, as query by query
         let batched = search.candidates(threads: 2)
         search.usesBatches = false
         let alone = search.candidates(threads: 2)
@@ -85,8 +87,64 @@ struct CandidateSearchTests {
         }
         let streamed = try CandidateSearch(light).candidates(threads: 2, cropWindows: source)
         #expect(Set(streamed) == Set(CandidateSearch(held).candidates(threads: 2)))
+        // Over the pairing budget (the scenes' rows pair with hundreds each), so the closest are
+        // chosen from the streamed windows' distances as from the held ones'.
+        var unbounded = CandidateSearch(held)
+        unbounded.pairingBudget = nil
+        #expect(unbounded.candidates(threads: 2).count > streamed.count)
         struct Failed: Error {}
         #expect(throws: Failed.self) { try CandidateSearch(light).candidates(threads: 2, cropWindows: { _ in throw Failed() }) }
+    }
+
+    @Test("a batch of look-alikes keeps its closest pairings, no more than its budget a row; a sparse batch keeps every one")
+    func pairingBudget() {
+        // 1,500 rows within 4 bits of one hash, each window a frame's neighbour too: every row
+        // pairs with nearly every other. Rows 0 and 1 share their frame exactly.
+        let plan = CandidatePlan(frameRadius: 10, cropWindows: [0, 1, 2], cropRadius: 8, overlayWindows: [0], overlayRadius: 8,
+                                 pieces: 4, framePieceRadius: 1, windowPieceRadius: 1)
+        var random = SplitMix64(seed: 5)
+        let base = random.next()
+        func near() -> UInt64 { (0..<4).reduce(base) { hash, _ in hash ^ 1 << (random.next() % 64) } }
+        var compact = CompactHashes(plan: plan)
+        let count = 1500
+        for row in 0..<count {
+            compact.append(frame: row < 2 ? base ^ 1 : near(), windows: (0..<3).map { _ in near() })
+        }
+        var search = CandidateSearch(compact)
+        let budget = PairingBudget.standard
+        let kept = search.candidates(threads: 2)
+        #expect(kept.count <= (budget.frames + budget.overlay * plan.overlayWindows.count) * count)
+        #expect(kept.contains(Candidate(a: 0, b: 1, slotA: 0, slotB: 0)), "the closest pairing of all is kept")
+        search.pairingBudget = nil
+        let all = search.candidates(threads: 2)
+        #expect(all.count > 20 * kept.count, "\(all.count) against \(kept.count)")
+        // Random photos and a copy of every tenth, a few bits off: far fewer pairings than the
+        // budget, and nothing is left out.
+        var sparse = CompactHashes(plan: plan)
+        var originals: [UInt64] = []
+        for row in 0..<count {
+            let frame = row % 10 == 9 ? originals[row - 1] ^ 1 << (random.next() % 64) : random.next()
+            originals.append(frame)
+            sparse.append(frame: frame, windows: (0..<3).map { _ in random.next() })
+        }
+        var sparseSearch = CandidateSearch(sparse)
+        let budgeted = sparseSearch.candidates(threads: 2)
+        sparseSearch.pairingBudget = nil
+        #expect(Set(budgeted) == Set(sparseSearch.candidates(threads: 2)) && !budgeted.isEmpty)
+    }
+
+    @Test("keepClosest keeps every candidate within the largest distance the limit allows, or the first at distance 0")
+    func keepClosest() {
+        let candidates = (0..<10).map { Candidate(a: 0, b: Int32($0 + 1), slotA: 0, slotB: 0) }
+        var found = [Candidate(a: 9, b: 9, slotA: 0, slotB: 0)] + candidates
+        BatchedSearch.keepClosest(&found, from: 1, distances: [4, 0, 2, 6, 2, 0, 8, 2, 4, 10], limit: 5)
+        #expect(found.map(\.b) == [9, 2, 3, 5, 6, 8], "distances 0 and 2 (five), in order, after what came before")
+        var zeros = candidates
+        BatchedSearch.keepClosest(&zeros, from: 0, distances: [0, 0, 0, 2, 0, 0, 0, 0, 0, 0], limit: 3)
+        #expect(zeros.map(\.b) == [1, 2, 3])
+        var few = candidates
+        BatchedSearch.keepClosest(&few, from: 0, distances: Array(repeating: 8, count: 10), limit: 10)
+        #expect(few == candidates)
     }
 
     @Test("a stopped search ends early, and progress counts the rows searched")
@@ -105,9 +163,10 @@ struct CandidateSearchTests {
         #expect(stoppedRows.add(0) == BatchedSearch.rowsPerBatch, "one chunk of rows, then it stopped")
     }
 
-    @Test("the default plan probes every 80% window up to 200,000 photos, the nine at 0, 10 and 20% past them; other plans as they are")
+    @Test("the default plan probes every 80% window while the tables have 4 pieces, the nine at 0, 10 and 20% once they have 3; other plans as they are")
     func sizedPlan() {
-        let small = CandidatePlan().sized(for: 200_000), large = CandidatePlan().sized(for: 200_001)
+        #expect(MultiIndexHash.pieceCount(for: 300_000) == 4 && MultiIndexHash.pieceCount(for: 330_000) == 3)
+        let small = CandidatePlan().sized(for: 300_000), large = CandidatePlan().sized(for: 330_000)
         #expect(small.cropWindows == CandidatePlan.cropWindowsDefault && Set(small.cropWindows).isSuperset(of: 0..<50))
         #expect(large.cropWindows.filter { (25..<50).contains($0) } == [25, 27, 29, 35, 37, 39, 45, 47, 49])
         #expect(Set(large.cropWindows).isSuperset(of: Array(0..<25) + FeatureWindow.bandWindows + FeatureWindow.straightenedWindows))

@@ -124,7 +124,7 @@ struct RegisteredCropsTests {
             grouper.groups(of: photos).filter { $0.kind != .similar }.map { Set($0.members.map(\.photoID)) }
         }
         #expect(duplicates(Grouper()) == [[1, 2, 3]])
-        // The plan of libraries past 200,000 photos leaves those windows out: what they add.
+        // The plan of libraries past about 320,000 photos leaves those windows out: what they add.
         var large = Grouper()
         large.plan.cropWindows = CandidatePlan.cropWindowsLargeLibraries
         #expect(duplicates(large) != [[1, 2, 3]], "\(duplicates(large))")

@@ -55,6 +55,7 @@ struct BatchedSearch {
             queries.removeAll(keepingCapacity: true)
             radii.removeAll(keepingCapacity: true)
             asked.removeAll(keepingCapacity: true)
+            let start = found.count
             func ask(_ hash: UInt64, radius: Int, row: Int, slot: UInt8) {
                 queries.append(hash)
                 radii.append(UInt8(radius))
@@ -85,7 +86,57 @@ struct BatchedSearch {
                     if b != a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0)) }
                 }
             }
+            // Over budget (look-alikes): the closest kept. Their distances are worked out again
+            // only then, so that the probes' hot loop stays as it was.
+            if let budget = base.pairingBudget, found.count - start > budget.frames * batch.count {
+                var position: [Int32: Int] = [:]
+                for index in batch { position[Int32(rows[index])] = index }
+                let distances = found[start...].map { candidate -> UInt8 in
+                    let a = Int(candidate.a), frameB = hashes.frames[Int(candidate.b)]
+                    let hash: UInt64
+                    switch candidate.slotA {
+                    case 0: hash = hashes.frames[a]
+                    case Candidate.mirrorSlot: hash = hashes.mirrors[a]
+                    default:
+                        let k = Int(candidate.slotA) - 1
+                        if let crops, let index = position[candidate.a], let column = plan.cropWindows.firstIndex(of: k) {
+                            hash = crops[index * cropCount + column]
+                        } else {
+                            hash = hashes.window(a, k)
+                        }
+                    }
+                    return UInt8((hash ^ frameB).nonzeroBitCount)
+                }
+                Self.keepClosest(&found, from: start, distances: distances, limit: budget.frames * batch.count)
+            }
         }
+    }
+
+    /// Keeps, of the candidates `found[start...]` (`distances` theirs, in order), the closest:
+    /// every one within the largest distance at which no more than `limit` are, so that a batch
+    /// of look-alike photos keeps its closest pairings, not all of them (`PairingBudget`). When
+    /// even those at distance 0 are more, the first `limit` of them.
+    static func keepClosest(_ found: inout [Candidate], from start: Int, distances: [UInt8], limit: Int) {
+        let produced = found.count - start
+        precondition(distances.count == produced, "one distance per candidate")
+        guard produced > limit else { return }
+        var counts = [Int](repeating: 0, count: 65), cutoff = -1, total = 0
+        for distance in distances { counts[Int(min(distance, 64))] += 1 }
+        for distance in counts.indices {
+            total += counts[distance]
+            if total > limit { break }
+            cutoff = distance
+        }
+        var kept = start, zeros = 0
+        for index in 0..<produced {
+            let distance = Int(distances[index])
+            if cutoff >= 0 ? distance <= cutoff : distance == 0 && zeros < limit {
+                zeros += distance == 0 ? 1 : 0
+                found[kept] = found[start + index]
+                kept += 1
+            }
+        }
+        found.removeSubrange(kept...)
     }
 
     /// Every pairing of `rows` through the overlay window at `position` of the plan, against
@@ -100,7 +151,8 @@ struct BatchedSearch {
         for first in stride(from: 0, to: rows.count, by: batch) {
             queries.removeAll(keepingCapacity: true)
             asking.removeAll(keepingCapacity: true)
-            for a in rows[first..<min(rows.count, first + batch)] where hashes.hasWindow(a, k) {
+            let batchRows = rows[first..<min(rows.count, first + batch)], start = found.count
+            for a in batchRows where hashes.hasWindow(a, k) {
                 queries.append(hashes.window(a, k))
                 asking.append(Int32(a))
             }
@@ -108,6 +160,10 @@ struct BatchedSearch {
             index.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
                 let a = rowOf[query]
                 if b > Int(a) { found.append(Candidate(a: a, b: Int32(b), slotA: slot, slotB: slot)) }
+            }
+            if let budget = base.pairingBudget, found.count - start > budget.overlay * batchRows.count {
+                let distances = found[start...].map { UInt8((hashes.window(Int($0.a), k) ^ hashes.window(Int($0.b), k)).nonzeroBitCount) }
+                Self.keepClosest(&found, from: start, distances: distances, limit: budget.overlay * batchRows.count)
             }
         }
     }

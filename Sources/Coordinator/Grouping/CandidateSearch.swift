@@ -35,24 +35,22 @@ struct CandidatePlan: Sendable, Equatable {
     /// probed window 0.62 and 0.38 of the time with the aspect locked, 0.91 and 0.84 with all
     /// 25 (docs/FEATURES.md, "Candidate search").
     static let cropWindowsDefault: [Int] = Array(0..<50) + FeatureWindow.bandWindows + FeatureWindow.straightenedWindows
-    /// Libraries up to this many photos are searched through every crop window (`sized(for:)`).
-    static let everyWindowLimit = 200_000
-    /// The crop windows probed in libraries past `everyWindowLimit` photos (`sized(for:)`): the 25
+    /// The crop windows probed in libraries whose tables have 3 pieces (`sized(for:)`): the 25
     /// of 90%, the 9 of 80% at offsets 0, 10 and 20%, the bands and the straightened frames.
     static let cropWindowsLargeLibraries: [Int] = Array(0..<25) + [0, 2, 4].flatMap { row in [0, 2, 4].map { 25 + row * 5 + $0 } }
         + FeatureWindow.bandWindows + FeatureWindow.straightenedWindows
 
-    /// The plan for a search over `rows` photos: past `everyWindowLimit` photos the default plan
-    /// probes 34 of the 50 crop windows (44 windows with the bands and straightened frames, not
-    /// 60). The 16 others multiply the pairs of look-alike photos: on the end-to-end library
-    /// (220,000 small generated graphics, bench/e2e-library.py) they took the candidates from
-    /// 20.7 to 30.4 million, the run from 4:48 to 7:14 and its peak from 661 to 786 MiB, and a
-    /// million realistic rows from 50.9 to 58.9 s (past the minute's margin), where the 3-piece
-    /// tables probed at radius 1 find hashes exactly to 5 bits only and those windows add less
-    /// (locked 80–85% crops within 5 bits: 0.18 → 0.38, against 0.62 → 0.91 within 8). A plan
-    /// of other crop windows, or of pieces chosen by the caller, is kept.
+    /// The plan for a search over `rows` photos: where the tables have 3 pieces (past about
+    /// 320,000 photos, `MultiIndexHash.pieceCount`) the default plan probes 34 of the 50 crop
+    /// windows (44 windows with the bands and straightened frames, not 60). There the 16
+    /// others cost a million realistic rows 5 s of search and 3 s of judging (50.9 → 58.9 s,
+    /// past the minute's margin), and 3-piece tables probed at radius 1 find hashes exactly to
+    /// 5 bits only, where those windows add less (locked 80–85% crops within 5 bits: 0.18 →
+    /// 0.38, against 0.62 → 0.91 within 8). What they cost in look-alike pairings is bounded
+    /// by the `PairingBudget`. A plan of other crop windows, or of pieces chosen by the caller,
+    /// is kept.
     func sized(for rows: Int) -> CandidatePlan {
-        guard cropWindows == Self.cropWindowsDefault, pieces == nil, rows > Self.everyWindowLimit else { return self }
+        guard cropWindows == Self.cropWindowsDefault, pieces == nil, MultiIndexHash.pieceCount(for: rows) < 4 else { return self }
         var plan = self
         plan.cropWindows = Self.cropWindowsLargeLibraries
         return plan
@@ -158,7 +156,7 @@ struct CompactHashes: Sendable {
 ///
 /// Runs on `threads` threads of its own (`ParallelChunks`): call it from a blocking queue.
 ///
-/// The crop windows (60 a photo in the default plan, 44 past 200,000 photos, `sized(for:)`:
+/// The crop windows (60 a photo in the default plan, 44 past about 320,000, `sized(for:)`:
 /// most of the search's memory) need not be held: with a `CropWindowSource` each chunk of rows
 /// reads its own and lets them go.
 struct CandidateSearch: Sendable {
@@ -174,6 +172,9 @@ struct CandidateSearch: Sendable {
     /// Rows whose overlay window goes to its table together (`BatchedSearch.overlayRowsPerBatch`);
     /// benchmarks compare other sizes in one run.
     var overlayRowsPerBatch = BatchedSearch.overlayRowsPerBatch
+    /// How many pairings a batch of rows keeps (`PairingBudget`); nil keeps every one (tests
+    /// that compare the batches with a scan of every pair).
+    var pairingBudget: PairingBudget? = .standard
     let frameIndex: MultiIndexHash
     private let contentIndex: MultiIndexHash
 
@@ -365,4 +366,19 @@ private final class PassProgress: Sendable {
             if more > 0 { report(more) }
         }
     }
+}
+
+/// The most candidate pairings a batch of rows keeps, on average a row: through frames, mirror
+/// images and crop windows together (`frames`), and through each overlay window (`overlay`).
+/// A batch that finds more keeps its closest (`BatchedSearch.keepClosest`), so that the
+/// candidates, held until judged at 12 bytes each and sorted at 16, stay proportional to the
+/// photos however alike they look. Generated graphics (bench/e2e-library.py: a few shapes on
+/// a plain ground) pair with hundreds of look-alikes each: 440,000 of them made 68.4 million
+/// candidates and a peak of 1,498 MiB in the coordinator. Realistic rows make 4.6 a photo at a
+/// million (bench/grouping.sh) and never reach the budget.
+struct PairingBudget: Sendable, Equatable {
+    var frames: Int
+    var overlay: Int
+
+    static let standard = PairingBudget(frames: 24, overlay: 3)
 }
