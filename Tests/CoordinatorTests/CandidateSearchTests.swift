@@ -85,18 +85,23 @@ struct CandidateSearchTests {
         let source: CandidateSearch.CropWindowSource = { range in
             range.flatMap { row in plan.cropWindows.map { k in all[row].count > 1 ? all[row][k + 1] : 0 } }
         }
-        let streamed = try CandidateSearch(light).candidates(threads: 2, cropWindows: source)
-        #expect(Set(streamed) == Set(CandidateSearch(held).candidates(threads: 2)))
-        // Over the pairing budget (the scenes' rows pair with hundreds each), so the closest are
-        // chosen from the streamed windows' distances as from the held ones'.
-        var unbounded = CandidateSearch(held)
-        unbounded.pairingBudget = nil
-        #expect(unbounded.candidates(threads: 2).count > streamed.count)
+        // A budget with no floor, which these rows pass (the scenes' rows pair with hundreds
+        // each): the closest are chosen from the streamed windows' distances as from the held ones'.
+        var streaming = CandidateSearch(light), holding = CandidateSearch(held)
+        streaming.pairingBudget = Self.budgetWithoutFloors
+        holding.pairingBudget = Self.budgetWithoutFloors
+        let streamed = try streaming.candidates(threads: 2, cropWindows: source)
+        #expect(Set(streamed) == Set(holding.candidates(threads: 2)))
+        holding.pairingBudget = nil
+        #expect(holding.candidates(threads: 2).count > streamed.count)
         struct Failed: Error {}
         #expect(throws: Failed.self) { try CandidateSearch(light).candidates(threads: 2, cropWindows: { _ in throw Failed() }) }
     }
 
-    @Test("a batch of look-alikes keeps its closest pairings, no more than its budget a row; a sparse batch keeps every one")
+    /// The standard budget's rates a photo without its floors: what a large library gets.
+    static let budgetWithoutFloors = PairingBudget(frames: 24, overlay: 3, framesFloor: 0, overlayFloor: 0)
+
+    @Test("a batch of look-alikes keeps its closest pairings, no more than its budget a row; a sparse batch keeps every one; small libraries have a floor")
     func pairingBudget() {
         // 1,500 rows within 4 bits of one hash, each window a frame's neighbour too: every row
         // pairs with nearly every other. Rows 0 and 1 share their frame exactly.
@@ -111,13 +116,19 @@ struct CandidateSearchTests {
             compact.append(frame: row < 2 ? base ^ 1 : near(), windows: (0..<3).map { _ in near() })
         }
         var search = CandidateSearch(compact)
-        let budget = PairingBudget.standard
+        let budget = Self.budgetWithoutFloors
+        search.pairingBudget = budget
         let kept = search.candidates(threads: 2)
         #expect(kept.count <= (budget.frames + budget.overlay * plan.overlayWindows.count) * count)
         #expect(kept.contains(Candidate(a: 0, b: 1, slotA: 0, slotB: 0)), "the closest pairing of all is kept")
         search.pairingBudget = nil
-        let all = search.candidates(threads: 2)
-        #expect(all.count > 20 * kept.count, "\(all.count) against \(kept.count)")
+        let all = search.candidates(threads: 2).count
+        #expect(all > 20 * kept.count, "\(all) against \(kept.count)")
+        // The standard budget: 24 a photo in a large library, a floor of 8 million in all for a
+        // small one (the holdout corpus's 396 files are never cut).
+        #expect(PairingBudget.standard.framesLimit(rows: 4096, of: 1_000_000) == 24 * 4096)
+        #expect(PairingBudget.standard.framesLimit(rows: 396, of: 396) == 8_000_000)
+        #expect(PairingBudget.standard.overlayLimit(rows: 131_072, of: 1_000_000) == 3 * 131_072)
         // Random photos and a copy of every tenth, a few bits off: far fewer pairings than the
         // budget, and nothing is left out.
         var sparse = CompactHashes(plan: plan)
@@ -128,6 +139,7 @@ struct CandidateSearchTests {
             sparse.append(frame: frame, windows: (0..<3).map { _ in random.next() })
         }
         var sparseSearch = CandidateSearch(sparse)
+        sparseSearch.pairingBudget = budget
         let budgeted = sparseSearch.candidates(threads: 2)
         sparseSearch.pairingBudget = nil
         #expect(Set(budgeted) == Set(sparseSearch.candidates(threads: 2)) && !budgeted.isEmpty)

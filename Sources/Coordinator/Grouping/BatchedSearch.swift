@@ -88,7 +88,7 @@ struct BatchedSearch {
             }
             // Over budget (look-alikes): the closest kept. Their distances are worked out again
             // only then, so that the probes' hot loop stays as it was.
-            if let budget = base.pairingBudget, found.count - start > budget.frames * batch.count {
+            if let limit = base.pairingBudget?.framesLimit(rows: batch.count, of: hashes.count), found.count - start > limit {
                 var position: [Int32: Int] = [:]
                 for index in batch { position[Int32(rows[index])] = index }
                 let distances = found[start...].map { candidate -> UInt8 in
@@ -107,7 +107,7 @@ struct BatchedSearch {
                     }
                     return UInt8((hash ^ frameB).nonzeroBitCount)
                 }
-                Self.keepClosest(&found, from: start, distances: distances, limit: budget.frames * batch.count)
+                Self.keepClosest(&found, from: start, distances: distances, limit: limit)
             }
         }
     }
@@ -161,9 +161,9 @@ struct BatchedSearch {
                 let a = rowOf[query]
                 if b > Int(a) { found.append(Candidate(a: a, b: Int32(b), slotA: slot, slotB: slot)) }
             }
-            if let budget = base.pairingBudget, found.count - start > budget.overlay * batchRows.count {
+            if let limit = base.pairingBudget?.overlayLimit(rows: batchRows.count, of: hashes.count), found.count - start > limit {
                 let distances = found[start...].map { UInt8((hashes.window(Int($0.a), k) ^ hashes.window(Int($0.b), k)).nonzeroBitCount) }
-                Self.keepClosest(&found, from: start, distances: distances, limit: budget.overlay * batchRows.count)
+                Self.keepClosest(&found, from: start, distances: distances, limit: limit)
             }
         }
     }
