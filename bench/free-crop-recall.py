@@ -22,24 +22,8 @@ the original are the same computation over two boxes, so the measure is the geom
 without JPEG's noise (which adds a bit or two on top).
 """
 import argparse, csv, os, random
-import numpy as np
 from PIL import Image, ImageOps
-
-SIDE = 32
-_k = np.arange(SIDE)
-BASIS = np.cos(np.pi * (2 * _k[None, :] + 1) * _k[:, None] / (2 * SIDE))[:8]
-
-
-def phash(cells):
-    low = (BASIS @ cells @ BASIS.T).flatten()
-    bits = low > np.median(low)
-    return int("".join("1" if b else "0" for b in bits), 2)
-
-
-def window(gray, x, y, w, h):
-    W, H = gray.size
-    part = gray.crop((round(x * W), round(y * H), round((x + w) * W), round((y + h) * H)))
-    return np.asarray(part.resize((SIDE, SIDE), Image.BOX), dtype=np.float64)
+from phash_model import phash, window
 
 
 def grid(size, steps, width=None):

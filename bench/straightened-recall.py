@@ -20,25 +20,7 @@ reduced to 512 pixels across, so the comparison measures the geometry, not two r
 import argparse, csv, math, os, random
 import numpy as np
 from PIL import Image, ImageOps
-
-SIDE = 32
-_k = np.arange(SIDE)
-BASIS = np.cos(np.pi * (2 * _k[None, :] + 1) * _k[:, None] / (2 * SIDE))[:8]
-
-
-def phash(cells):
-    low = (BASIS @ cells @ BASIS.T).flatten()
-    median = np.median(low)
-    value = 0
-    for coefficient in low:
-        value = value << 1 | (1 if coefficient > median else 0)
-    return value
-
-
-def window(gray, x, y, w, h):
-    W, H = gray.size
-    part = gray.crop((round(x * W), round(y * H), round((x + w) * W), round((y + h) * H)))
-    return np.asarray(part.resize((SIDE, SIDE), Image.BOX), dtype=np.float64)
+from phash_model import SIDE, phash, window
 
 
 def largest_box(degrees, W, H):
