@@ -145,6 +145,42 @@ struct CandidateSearchTests {
         #expect(Set(budgeted) == Set(sparseSearch.candidates(threads: 2)) && !budgeted.isEmpty)
     }
 
+    @Test("bordered look-alikes keep their closest content pairings within the frames' budget; a few bordered copies keep every one")
+    func contentBudget() {
+        // 1,500 bordered rows whose contents lie within 4 bits of one hash (one app's screenshots
+        // in its frame), frames apart: every content pairs with nearly every other. Rows 0 and 1
+        // share their content exactly.
+        let plan = CandidatePlan(frameRadius: 10, cropWindows: [], overlayWindows: [], pieces: 4, framePieceRadius: 1, windowPieceRadius: 1)
+        var random = SplitMix64(seed: 9)
+        let base = random.next()
+        func near() -> UInt64 { (0..<4).reduce(base) { hash, _ in hash ^ 1 << (random.next() % 64) } }
+        var compact = CompactHashes(plan: plan)
+        let count = 1500
+        for row in 0..<count { compact.append(frame: random.next(), windows: [], content: row < 2 ? base : near()) }
+        var search = CandidateSearch(compact)
+        let budget = Self.budgetWithoutFloors
+        search.pairingBudget = budget
+        let kept = search.candidates(threads: 2)
+        #expect(kept.count <= budget.frames * count)
+        #expect(kept.contains(Candidate(a: 0, b: 1, slotA: Candidate.contentSlot, slotB: Candidate.contentSlot)), "the closest pairing is kept")
+        search.pairingBudget = nil
+        let all = search.candidates(threads: 2).count
+        #expect(all > 20 * kept.count, "\(all) against \(kept.count)")
+        // A tenth of the rows bordered copies of another row: every pairing kept.
+        var sparse = CompactHashes(plan: plan)
+        var frames: [UInt64] = []
+        for row in 0..<count {
+            frames.append(random.next())
+            sparse.append(frame: frames[row], windows: [], content: row % 10 == 9 ? frames[row - 1] ^ 1 << (random.next() % 64) : nil)
+        }
+        var sparseSearch = CandidateSearch(sparse)
+        sparseSearch.pairingBudget = budget
+        let budgeted = sparseSearch.candidates(threads: 2)
+        #expect(budgeted.count >= count / 10 && budgeted.allSatisfy { $0.slotA == Candidate.contentSlot })
+        sparseSearch.pairingBudget = nil
+        #expect(Set(budgeted) == Set(sparseSearch.candidates(threads: 2)))
+    }
+
     @Test("keepClosest keeps every candidate within the largest distance the limit allows, or the first at distance 0")
     func keepClosest() {
         let candidates = (0..<10).map { Candidate(a: 0, b: Int32($0 + 1), slotA: 0, slotB: 0) }

@@ -322,19 +322,32 @@ struct CandidateSearch: Sendable {
 
     /// Bordered photos: the content of one against every whole frame (the other is the
     /// original, or a copy without borders) and against the others' contents (two bordered
-    /// copies). Few photos have borders: this runs on the calling thread.
+    /// copies). Few photos have borders: this runs on the calling thread. Bordered look-alikes
+    /// (screenshots in one app's frame, graphics on one mat) pair with every other as frames
+    /// do, so each batch of `BatchedSearch.rowsPerBatch` bordered rows keeps its closest
+    /// pairings within the frames' budget (`PairingBudget.framesLimit`).
     private func contentCandidates(plan: CandidatePlan) -> [Candidate] {
         guard plan.contents else { return [] }
-        var found: [Candidate] = []
-        for (position, row) in hashes.contentRows.enumerated() {
-            let hash = hashes.contents[position]
-            frameIndex.forEachNeighbour(of: hash, within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
-                if b != Int(row) { found.append(Candidate(a: row, b: Int32(b), slotA: Candidate.contentSlot, slotB: 0)) }
-            }
-            contentIndex.forEachNeighbour(of: hash, within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { other, _ in
-                if other > position {
-                    found.append(Candidate(a: row, b: hashes.contentRows[other], slotA: Candidate.contentSlot, slotB: Candidate.contentSlot))
+        var found: [Candidate] = [], distances: [UInt8] = []
+        let batch = BatchedSearch.rowsPerBatch
+        for first in stride(from: 0, to: hashes.contentRows.count, by: batch) {
+            let positions = first..<min(hashes.contentRows.count, first + batch), start = found.count
+            distances.removeAll(keepingCapacity: true)
+            for position in positions {
+                let row = hashes.contentRows[position], hash = hashes.contents[position]
+                frameIndex.forEachNeighbour(of: hash, within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, distance in
+                    guard b != Int(row) else { return }
+                    found.append(Candidate(a: row, b: Int32(b), slotA: Candidate.contentSlot, slotB: 0))
+                    distances.append(UInt8(distance))
                 }
+                contentIndex.forEachNeighbour(of: hash, within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { other, distance in
+                    guard other > position else { return }
+                    found.append(Candidate(a: row, b: hashes.contentRows[other], slotA: Candidate.contentSlot, slotB: Candidate.contentSlot))
+                    distances.append(UInt8(distance))
+                }
+            }
+            if let limit = pairingBudget?.framesLimit(rows: positions.count, of: hashes.count), found.count - start > limit {
+                BatchedSearch.keepClosest(&found, from: start, distances: distances, limit: limit)
             }
         }
         return found
