@@ -1,4 +1,5 @@
 @testable import Coordinator
+import Analysis
 import Testing
 
 /// The keeper chain (docs/FEATURES.md, "Keepers") on groups whose members differ in one way
@@ -83,6 +84,38 @@ struct KeeperPolicyTests {
                        member("/l/IMG_1_copy.jpg", size: 2_000_000, original: true, captured: 100)]
         #expect(keeper(members).path == "/l/IMG_1.jpg")
         #expect(keeper(members).reason == .largest)
+    }
+
+    @Test("a copy with even borders added comes after the picture without them at pixels; uneven plain edges, and a smaller copy without borders, change nothing")
+    func borderedCopy() {
+        func bordered(_ photo: GroupingPhoto, _ box: FeatureWindow) -> GroupingPhoto {
+            var photo = photo
+            photo.contentBox = box
+            return photo
+        }
+        // The hard set's copy: 1920x1200 with a 12% white border, measured 1920x1488 with the
+        // border at 0.097 of the height above and below.
+        let mat = bordered(member("/l/IMG_1 framed.jpg", pixels: (1920, 1488), size: 1_500_000), FeatureWindow(x: 0, y: 0.097, width: 1, height: 0.806))
+        let original = member("/l/IMG_1.jpg", pixels: (1920, 1200), size: 1_200_000)
+        #expect(keeper([mat, original]).path == "/l/IMG_1.jpg")
+        #expect(keeper([mat, original]).reason == .notBordered)
+        // An original whose own plain part (a dark foreground: 9% at the bottom alone) is found
+        // as a border is still the picture the framed copy holds.
+        let darkFoot = bordered(original, FeatureWindow(x: 0, y: 0, width: 1, height: 0.91))
+        #expect(keeper([mat, darkFoot]).path == "/l/IMG_1.jpg")
+        // A photo with a plain sky, and its copy with a logo over the sky: the sky is no added
+        // border, so the copy is not kept for lacking it (the larger file decides, as before).
+        let sky = bordered(member("/l/IMG_2.jpg", size: 900_000), FeatureWindow(x: 0, y: 0.41, width: 1, height: 0.59))
+        let logo = member("/l/IMG_2 logo.jpg", size: 800_000)
+        #expect(keeper([sky, logo]) == ("/l/IMG_2.jpg", .largest, []))
+        // A large framed original and a small web copy without the frame: the picture inside
+        // the frame has more pixels than the copy, so it is the keeper.
+        let web = member("/l/IMG_1 web.jpg", pixels: (960, 600), size: 200_000)
+        #expect(keeper([mat, web]) == ("/l/IMG_1 framed.jpg", .pixels, []))
+        // Nothing without borders: as before. Similar shots are never copies of each other.
+        let other = bordered(member("/l/IMG_3.jpg", pixels: (1920, 1200)), FeatureWindow(x: 0, y: 0.097, width: 1, height: 0.806))
+        #expect(keeper([mat, other]).path == "/l/IMG_1 framed.jpg")
+        #expect(KeeperPolicy().choose([mat, original], similar: true).keeper == 0)
     }
 
     @Test("rules parse from names in any case, each once, with a message naming the choices")

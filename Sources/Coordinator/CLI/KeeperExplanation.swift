@@ -12,6 +12,7 @@ enum KeeperExplanation {
         case "reference": words = "in a reference folder"
         case "original": words = "camera original"
         case "not upscaled": words = "not upscaled (the larger copies have no more detail than the camera original)"
+        case "not bordered": words = "not bordered (the larger copies are this picture with borders added)"
         case "pixels": words = "most pixels (\(keeper.width)x\(keeper.height))"
         case "earliest": words = "earliest capture"
         case "largest": words = "largest file (\(GroupsFormatter.byteCount(keeper.fileSize)))"

@@ -1012,7 +1012,7 @@ public nonisolated struct Cull_V1_Group: Sendable {
   public var members: [Cull_V1_GroupMember] = []
 
   /// The rule that chose the keeper over the next best member: "reference", "original",
-  /// "not upscaled", "pixels", "earliest", "largest", "oldest" or "path" (docs/FEATURES.md, "Keepers").
+  /// "not upscaled", "not bordered", "pixels", "earliest", "largest", "oldest" or "path" (docs/FEATURES.md, "Keepers").
   public var keeperReason: String = String()
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
