@@ -42,6 +42,23 @@ struct StarClusteringTests {
         let groups = StarClustering.clusters(count: 3, pairs: [(0, 1), (1, 2)], order: [1, 0, 2])
         #expect(groups == [[1, 0, 2]], "the middle of the chain is the best keeper: both are confirmed against it")
     }
+
+    @Test("a crop at the centre: crops confirmed with the original (its anchor) join its group, not one of their own; a look-alike of a crop does not")
+    func anchor() {
+        // 0 the original; 1 a crop from its middle, confirmed with it and with crops 2, 3, 4,
+        // the centre (most partners); 5 a crop confirmed with the original and with crop 6
+        // only, which is confirmed with no one else; 7 looks like crop 2 alone.
+        let pairs = [(1, 0), (1, 2), (1, 3), (1, 4), (0, 5), (5, 6), (2, 7)]
+        let order = [1, 0, 2, 5, 3, 4, 6, 7]
+        #expect(StarClustering.clusters(count: 8, pairs: pairs, order: order) == [[1, 0, 2, 3, 4], [5, 6]], "without anchors, two groups")
+        func before(_ anchors: [Int]) -> (Int, Int) -> Bool {
+            { anchors.firstIndex(of: $0)! < anchors.firstIndex(of: $1)! }
+        }
+        let anchored = StarClustering.clusters(count: 8, pairs: pairs, order: order, isBetterAnchor: before([0, 5, 1, 2, 3, 4, 6, 7]))
+        #expect(anchored == [[1, 0, 2, 3, 4, 5]], "5 joins through the original; 6 and 7 are confirmed with one member each")
+        // The centre is the best anchor itself: nothing more joins.
+        #expect(StarClustering.clusters(count: 8, pairs: pairs, order: order, isBetterAnchor: before([1, 0, 2, 3, 4, 5, 6, 7])) == [[1, 0, 2, 3, 4], [5, 6]])
+    }
 }
 
 @Suite("Pairs confirmed different", .timeLimit(.minutes(1)))

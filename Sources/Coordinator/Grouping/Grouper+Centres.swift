@@ -1,6 +1,6 @@
 extension Grouper {
     /// Which of two photos grouping builds around (the centre of a star, the one of identical
-    /// copies that candidate search looks at): most pixels, then the largest file, then the
+    /// copies that candidate search looks at): one without added borders, then most pixels, then the largest file, then the
     /// sharpest, then the shortest path. Not the keeper a listing suggests, which
     /// `keeperPolicy` chooses once a group is known: the groups themselves must not depend on
     /// the user's preferences.
@@ -27,18 +27,27 @@ extension Grouper {
             if partnersX != partnersY { return partnersX > partnersY }
             return keys[x].isBetter(than: keys[y]) ?? (photos[photoOf(units[x])].path < photos[photoOf(units[y])].path)
         }.map { units[$0] }
-        return StarClustering.clusters(count: count, pairs: pairs, order: order, apart: apart, distance: distance)
+        // The anchors' order (`StarClustering`): the better centre alone.
+        var position = [Int32](repeating: -1, count: count)
+        for (place, unit) in units.enumerated() { position[unit] = Int32(place) }
+        return StarClustering.clusters(count: count, pairs: pairs, order: order, apart: apart, isBetterAnchor: { x, y in
+            keys[Int(position[x])].isBetter(than: keys[Int(position[y])]) ?? (photos[photoOf(x)].path < photos[photoOf(y)].path)
+        }, distance: distance)
     }
 }
 
 /// What `Grouper.isBetterCentre` compares of a photo before the paths themselves.
 struct CentreKey {
+    /// Plain borders as wide at both ends of an axis (`KeeperPolicy.hasAddedBorders`): a mat
+    /// or a frame added to a copy, more pixels and no more of the picture.
+    let addedBorders: Bool
     let pixels: Int
     let fileSize: Int64
     let sharpness: Double
     let pathLength: Int
 
     init(_ photo: GroupingPhoto) {
+        addedBorders = KeeperPolicy.hasAddedBorders(photo)
         pixels = photo.width * photo.height
         fileSize = photo.fileSize
         sharpness = photo.sharpness
@@ -48,6 +57,7 @@ struct CentreKey {
     /// Whether this photo is the better centre; nil when the two tie on everything but the
     /// path's characters, which then decide.
     func isBetter(than other: CentreKey) -> Bool? {
+        if addedBorders != other.addedBorders { return !addedBorders }
         if pixels != other.pixels { return pixels > other.pixels }
         if fileSize != other.fileSize { return fileSize > other.fileSize }
         if sharpness != other.sharpness { return sharpness > other.sharpness }

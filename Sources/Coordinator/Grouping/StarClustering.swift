@@ -14,8 +14,16 @@
 ///    edit that drifted too far from the original, but not a look-alike of one member.
 /// 3. A centre left with no partner is no group.
 ///
-/// So two photos share a group only if both are confirmed against its centre, or one of them
-/// against most of the group.
+/// With `isBetterAnchor` (by default none is: the caller's order of photos by what a group is built around alone:
+/// `Grouper`'s most pixels first, added borders last), a group whose centre has a partner
+/// before it there, its **anchor** (the first such: the photo the others were likely made
+/// from), also takes every unassigned partner of the anchor when it forms. The centre of a
+/// family of crops is often a crop: one from the middle of a picture overlaps most of the
+/// others and has more partners than the original, and crops confirmed with the original but
+/// not with it were left to form a second group.
+///
+/// So two photos share a group only if both are confirmed against its centre or its anchor
+/// (itself confirmed against the centre), or one of them against most of the group.
 ///
 /// Pairs confirmed *different* (`apart`: a colour variant of one design, which the gray layout
 /// alone calls a copy) never share a group: a photo does not join a group holding one it is
@@ -32,6 +40,7 @@ enum StarClustering {
     /// others too: they join no group), the first to become a centre first; `pairs` are the
     /// confirmed pairs, `apart` the pairs that must not share a group.
     static func clusters(count: Int, pairs: [(Int, Int)], order: [Int], apart: [(Int, Int)] = [],
+                         isBetterAnchor: (Int, Int) -> Bool = { _, _ in false },
                          distance: (Int, Int) -> Int = { _, _ in 0 }) -> [[Int]] {
         var partners = [[Int]](repeating: [], count: count)
         for (a, b) in pairs where a != b {
@@ -67,10 +76,18 @@ enum StarClustering {
             let id = groups.count
             var members = [photo]
             groupOf[photo] = id
-            for partner in partners[photo].sorted(by: { rank[$0] < rank[$1] })
-            where groupOf[partner] < 0 && !bridge[partner] && fits(partner, members) {
-                groupOf[partner] = id
-                members.append(partner)
+            func take(partnersOf hub: Int) {
+                for partner in partners[hub].sorted(by: { rank[$0] < rank[$1] })
+                where groupOf[partner] < 0 && !bridge[partner] && fits(partner, members) {
+                    groupOf[partner] = id
+                    members.append(partner)
+                }
+            }
+            take(partnersOf: photo)
+            // Asked only of the members of groups: a sort of every photo by anchor order cost a
+            // million rows about as much as the clustering itself.
+            if let anchor = members.dropFirst().min(by: isBetterAnchor), isBetterAnchor(anchor, photo) {
+                take(partnersOf: anchor)
             }
             groups.append(members)
         }
