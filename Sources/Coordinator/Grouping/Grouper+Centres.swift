@@ -1,7 +1,7 @@
 extension Grouper {
     /// Which of two photos grouping builds around (the centre of a star, the one of identical
-    /// copies that candidate search looks at): one without added borders, then most pixels, then the largest file, then the
-    /// sharpest, then the shortest path. Not the keeper a listing suggests, which
+    /// copies that candidate search looks at): one without added borders, then most pixels,
+    /// then the largest file, then the sharpest, then the shortest path. Not the keeper a listing suggests, which
     /// `keeperPolicy` chooses once a group is known: the groups themselves must not depend on
     /// the user's preferences.
     func isBetterCentre(_ a: GroupingPhoto, than b: GroupingPhoto) -> Bool {

@@ -104,10 +104,11 @@ struct KeeperPolicy: Sendable, Equatable {
     /// copies: not camera originals, with more pixels than a camera original of the group.
     /// `similar`: the members are different shots, none a copy of another (no upscaled ones).
     ///
-    /// A member with plain borders around its picture (pipeline 4's content box) in a group
-    /// that also holds the picture without borders is a **bordered copy**: a frame added for
-    /// a print or a post, more pixels and no more of the picture, so `pixels` puts it after
-    /// the members without (reason `not bordered`). On the hard development set the copy with
+    /// A member with even plain borders around its picture (pipeline 4's content box,
+    /// `hasAddedBorders`) in a group that also holds the picture without them, as large
+    /// (`isBorderedCopy`), is a **bordered copy**: a frame added for a print or a post, more
+    /// pixels and no more of the picture, so `pixels` puts it after the members without
+    /// (reason `not bordered`). On the hard development set the copy with
     /// a 12% white border was the keeper of all 21 of its groups by pixels.
     func choose(_ members: [GroupingPhoto], similar: Bool) -> (keeper: Int, reason: KeeperReason, upscaled: [Bool]) {
         let smallestOriginal = similar ? nil : members.filter(\.isCameraOriginal).map { $0.width * $0.height }.min()

@@ -14,10 +14,11 @@
 ///    edit that drifted too far from the original, but not a look-alike of one member.
 /// 3. A centre left with no partner is no group.
 ///
-/// With `isBetterAnchor` (by default none is: the caller's order of photos by what a group is built around alone:
-/// `Grouper`'s most pixels first, added borders last), a group whose centre has a partner
-/// before it there, its **anchor** (the first such: the photo the others were likely made
-/// from), also takes every unassigned partner of the anchor when it forms. The centre of a
+/// With `isBetterAnchor` (the caller's order of photos by what a group is built around alone:
+/// `Grouper`'s no added borders, then most pixels; by default no photo is better), a group
+/// whose centre has a partner before it in that order, its **anchor** (the first such: the
+/// photo the others were likely made from), also takes every unassigned partner of the anchor
+/// when it forms. The centre of a
 /// family of crops is often a crop: one from the middle of a picture overlaps most of the
 /// others and has more partners than the original, and crops confirmed with the original but
 /// not with it were left to form a second group.
@@ -85,7 +86,7 @@ enum StarClustering {
             }
             take(partnersOf: photo)
             // Asked only of the members of groups: a sort of every photo by anchor order cost a
-            // million rows about as much as the clustering itself.
+            // million rows about 3 s of one thread.
             if let anchor = members.dropFirst().min(by: isBetterAnchor), isBetterAnchor(anchor, photo) {
                 take(partnersOf: anchor)
             }
