@@ -6,9 +6,12 @@
 #   - similar shots: how many burst frames (the hard set's burst_pan and burst_zoom negatives)
 #     are in a similar group with a file of their own scene, and how many similar groups mix
 #     scenes.
-# Usage: bench/hard-set.sh [HARD_DIR [DEV_DIR [HOLDOUT_DIR]]]  (defaults /tmp/hard-corpus,
-# /tmp/dev-corpus, /tmp/holdout-corpus; built if missing, which needs Debian's and PyPI's
-# registries once). Needs ../shared/corpus (build-corpus.py, score.py) and a release build.
+#   - crops drawn anywhere in the frame (bench/free-crop-corpus.py, from the development and
+#     holdout originals: an edit none of the three corpora makes), scored the same way.
+# Usage: bench/hard-set.sh [HARD_DIR [DEV_DIR [HOLDOUT_DIR [FREE_CROP_DIR]]]]  (defaults
+# /tmp/hard-corpus, /tmp/dev-corpus, /tmp/holdout-corpus, /tmp/freecrop; built if missing, which
+# needs Debian's and PyPI's registries once). Needs ../shared/corpus (build-corpus.py, score.py)
+# and a release build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 shared=${SHARED:-../shared/corpus}
@@ -18,11 +21,13 @@ holdout=${3:-/tmp/holdout-corpus}
 [ -f "$hard/truth.csv" ] || python3 "$shared/build-corpus.py" --out "$hard" --hard
 [ -f "$dev/truth.csv" ] || python3 "$shared/build-corpus.py" --out "$dev"
 [ -f "$holdout/truth.csv" ] || python3 bench/holdout-corpus.py "$holdout"
+freecrop=${4:-/tmp/freecrop}
+[ -f "$freecrop/truth.csv" ] || python3 bench/free-crop-corpus.py "$freecrop" "$dev" "$holdout" --per-photo 12
 source bench/release-build.sh
 release_build
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for corpus in "$hard" "$dev" "$holdout"; do
+for corpus in "$hard" "$dev" "$holdout" "$freecrop"; do
   name=$(basename "$corpus")
   .build/release/cull run "$corpus/photos" --db "$work/$name.sqlite" --format csv > "$work/$name.csv" 2> "$work/$name.err"
   echo "== $name"; tail -1 "$work/$name.err"
