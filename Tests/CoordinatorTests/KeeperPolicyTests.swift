@@ -1,5 +1,6 @@
 @testable import Coordinator
 import Analysis
+import Shared
 import Testing
 
 /// The keeper chain (docs/FEATURES.md, "Keepers") on groups whose members differ in one way
@@ -116,6 +117,21 @@ struct KeeperPolicyTests {
         let other = bordered(member("/l/IMG_3.jpg", pixels: (1920, 1200)), FeatureWindow(x: 0, y: 0.097, width: 1, height: 0.806))
         #expect(keeper([mat, other]).path == "/l/IMG_1 framed.jpg")
         #expect(KeeperPolicy().choose([mat, original], similar: true).keeper == 0)
+    }
+
+    @Test("every keeper reason is told in words in the listings, not as its bare name")
+    func everyReasonExplained() {
+        for reason in KeeperReason.allCases {
+            var group = Cull_V1_Group()
+            group.kind = "near"
+            group.keeperReason = reason.rawValue
+            var keeper = Cull_V1_GroupMember()
+            keeper.keeper = true
+            keeper.path = "/l/IMG_1.jpg"
+            group.members = [keeper]
+            let words = KeeperExplanation.reason(group)
+            #expect(!words.isEmpty && words != reason.rawValue, "\(reason.rawValue): \(words)")
+        }
     }
 
     @Test("rules parse from names in any case, each once, with a message naming the choices")

@@ -33,6 +33,23 @@ struct MirrorAndBorderGroupingTests {
         #expect(members == [[1, 11, 12, 13, 14], [2, 21, 22, 23, 24]])
     }
 
+    @Test("the copy in a white mat is never the keeper, though it has the most pixels: its borders measure even, the caption band's do not")
+    func matIsNotTheKeeper() throws {
+        let photos = try library()
+        let byID = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, $0) })
+        for mat in photos where mat.path.hasSuffix("/mat.jpg") {
+            #expect(KeeperPolicy.hasAddedBorders(mat), "the mat (108 rows above and below) reads as added borders: \(String(describing: mat.contentBox))")
+        }
+        for caption in photos where caption.path.hasSuffix("/caption.jpg") {
+            #expect(!KeeperPolicy.hasAddedBorders(caption), "a band at the bottom alone is no added border")
+        }
+        for group in Grouper().groups(of: photos) {
+            let keeper = try #require(byID[group.keeper])
+            #expect(!keeper.path.hasSuffix("/mat.jpg"), "the framed copy kept: \(group.keeperReason)")
+            #expect(keeper.width * keeper.height == 1200 * 900)
+        }
+    }
+
     @Test("without mirror hashes, content boxes and bands, those edits stay apart")
     func eachFeatureIsNeeded() throws {
         var grouper = Grouper()

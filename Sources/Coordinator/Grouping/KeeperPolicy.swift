@@ -17,7 +17,7 @@ enum KeeperRule: String, CaseIterable, Sendable {
 
 /// Why a group's keeper was chosen: the first step of the chain that told it from the next
 /// best member. Stored with the group and shown with it.
-enum KeeperReason: String, Sendable, Equatable {
+enum KeeperReason: String, Sendable, Equatable, CaseIterable {
     case reference
     case original
     case notUpscaled = "not upscaled"
