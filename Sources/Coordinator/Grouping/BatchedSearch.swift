@@ -1,3 +1,5 @@
+import Analysis
+
 /// `CandidateSearch` for plans that probe every table at one piece radius (the default plan):
 /// thousands of rows at a time, all their queries to a table in one batched call
 /// (`MultiIndexHash.forEachNeighbour(ofBatch:)`), which sorts them by key so that the probes
@@ -48,6 +50,11 @@ struct BatchedSearch {
     func searchFrames(rows: [Int], crops: [UInt64]?, into found: inout [Candidate]) {
         let hashes = base.hashes, plan = hashes.plan
         let cropCount = plan.cropWindows.count
+        // Where each window hash is among a row's streamed crop windows (its first place in
+        // `plan.cropWindows`, -1 if not there), for batches over their budget: worked out once
+        // a call rather than by a search of the plan's 60 windows a candidate.
+        var cropColumn = [Int](repeating: -1, count: FeatureWindow.hashedCount)
+        for (column, k) in plan.cropWindows.enumerated().reversed() where k < cropColumn.count { cropColumn[k] = column }
         var scratch = MultiIndexHash.ProbeScratch()
         var queries: [UInt64] = [], radii: [UInt8] = [], asked: [Query] = []
         for first in stride(from: 0, to: rows.count, by: Self.rowsPerBatch) {
@@ -99,7 +106,7 @@ struct BatchedSearch {
                     case Candidate.mirrorSlot: hash = hashes.mirrors[a]
                     default:
                         let k = Int(candidate.slotA) - 1
-                        if let crops, let index = position[candidate.a], let column = plan.cropWindows.firstIndex(of: k) {
+                        if let crops, let index = position[candidate.a], k < cropColumn.count, case let column = cropColumn[k], column >= 0 {
                             hash = crops[index * cropCount + column]
                         } else {
                             hash = hashes.window(a, k)
