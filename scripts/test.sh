@@ -21,7 +21,10 @@ fi
 #   1. the suites whose waits assume the cooperative pool answers within moments (in-process
 #      coordinator and worker, sockets, queues, the pool watchdog), on a quiet machine; a new
 #      suite of that kind belongs in TIMED;
-#   2. the rest of the unit tests, which need CPU and no clock;
+#   2. the rest of the unit tests, which need CPU and no clock: their time limits (5 minutes) are
+#      hang guards set above the length of the whole run (about 65 s here), because a quick async
+#      test can wait behind the others for all of it (three settings tests once ran out a
+#      1-minute limit in CI that way);
 #   3. the multi-process integration tests, whose daemons are processes of their own.
 # (Tags would say this better, but this toolchain's `--filter tag:` does not see a suite's tags.)
 TIMED='CoordinatorInProcessTests|WorkerChannelTests|GroupingTimeoutTests|RescanTests|StoreFenceTests'

@@ -3,7 +3,7 @@ import Testing
 
 /// Colour: every decoder hands its chroma on, and the layout check tells a colour variant of
 /// one design from a colour grade of it (docs/FEATURES.md, "Colour").
-@Suite("Chroma layouts", .timeLimit(.minutes(2)))
+@Suite("Chroma layouts", .timeLimit(.minutes(5)))
 struct ChromaTests {
     static let scene = SyntheticPhoto.make(seed: 61, width: 640, height: 480)
 

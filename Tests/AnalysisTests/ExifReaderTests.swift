@@ -3,7 +3,7 @@ import Testing
 
 /// Metadata through libexif (`ExifReader`): what a camera's EXIF block says, read from a JPEG's
 /// APP1 segment and from a bare TIFF block as a HEIF Exif item holds it.
-@Suite("EXIF through libexif", .timeLimit(.minutes(1)))
+@Suite("EXIF through libexif", .timeLimit(.minutes(5)))
 struct ExifReaderTests {
     let thumbnail: [UInt8]
     let block: [UInt8]

@@ -2,7 +2,7 @@
 import CHeif
 import Testing
 
-@Suite("PNG, WebP and HEIF", .timeLimit(.minutes(2)))
+@Suite("PNG, WebP and HEIF", .timeLimit(.minutes(5)))
 struct FormatTests {
     let scene = SyntheticPhoto.make(seed: 31, width: 640, height: 480)
 

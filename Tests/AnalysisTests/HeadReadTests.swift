@@ -4,7 +4,7 @@ import Testing
 
 /// Reading only the head of a camera JPEG: the features its EXIF thumbnail gives are the ones a
 /// whole-file read gives, and the head-and-tail digest is never taken for the file's.
-@Suite("Head-only reads", .timeLimit(.minutes(2)))
+@Suite("Head-only reads", .timeLimit(.minutes(5)))
 struct HeadReadTests {
     /// A camera-like JPEG well over head and tail together, with a 160×120 EXIF thumbnail.
     static func cameraJPEG(seed: Int = 51) throws -> [UInt8] { try SampleCameraJPEG.encode(seed: UInt64(seed)) }

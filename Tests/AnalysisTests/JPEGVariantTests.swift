@@ -4,7 +4,7 @@ import Testing
 
 /// Progressive and CMYK/YCCK JPEGs (issue 3): each decodes to the size and the pHash of the
 /// same picture stored as a baseline YCbCr JPEG.
-@Suite("JPEG variants: progressive, CMYK, YCCK", .timeLimit(.minutes(2)))
+@Suite("JPEG variants: progressive, CMYK, YCCK", .timeLimit(.minutes(5)))
 struct JPEGVariantTests {
     static let width = 640, height = 480
     static let scene = SyntheticPhoto.make(seed: 41, width: width, height: height)

@@ -3,7 +3,7 @@ import Testing
 
 /// Pipeline 4's features: the mirror image's pHash, the content inside plain borders, and the
 /// band windows (docs/FEATURES.md).
-@Suite("Mirror hashes, content boxes and bands", .timeLimit(.minutes(2)))
+@Suite("Mirror hashes, content boxes and bands", .timeLimit(.minutes(5)))
 struct MirrorAndBorderFeatureTests {
     static let photo = SyntheticPhoto.make(seed: 11, width: 1200, height: 900)
 

@@ -1,7 +1,7 @@
 @testable import Analysis
 import Testing
 
-@Suite("EXIF orientation", .timeLimit(.minutes(2)))
+@Suite("EXIF orientation", .timeLimit(.minutes(5)))
 struct OrientationTests {
     // Stored 3 wide, 2 high:
     //   1 2 3

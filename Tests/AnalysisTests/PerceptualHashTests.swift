@@ -1,7 +1,7 @@
 @testable import Analysis
 import Testing
 
-@Suite("Perceptual hashes", .timeLimit(.minutes(2)))
+@Suite("Perceptual hashes", .timeLimit(.minutes(5)))
 struct PerceptualHashTests {
     /// A horizontal ramp: brightness grows left to right.
     func ramp(width: Int, height: Int, rising: Bool) -> GrayImage {

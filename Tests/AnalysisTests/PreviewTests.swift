@@ -3,7 +3,7 @@ import Testing
 
 /// `--previews auto`: an embedded EXIF thumbnail stands in for the main image only when it
 /// shows the same frame and is big enough.
-@Suite("Embedded previews", .timeLimit(.minutes(2)))
+@Suite("Embedded previews", .timeLimit(.minutes(5)))
 struct PreviewTests {
     /// A little-endian TIFF block: IFD0 with the orientation, IFD1 pointing at `thumbnail`.
     func exif(orientation: UInt16, thumbnail: [UInt8]) -> [UInt8] {

@@ -4,7 +4,7 @@ import Testing
 /// A raw file's preview from the head of the file (issue 12, point 4): what LibRaw takes from
 /// the head is used only when the head holds the preview byte for byte, and then the features
 /// are the whole file's.
-@Suite("Raw previews from the head", .timeLimit(.minutes(2)))
+@Suite("Raw previews from the head", .timeLimit(.minutes(5)))
 struct RAWHeadTests {
     static let scene = SyntheticPhoto.make(seed: 61, width: 1600, height: 1200)
 

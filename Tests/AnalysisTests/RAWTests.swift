@@ -4,7 +4,7 @@ import Testing
 /// Issue 12, point 1: camera raw files through LibRaw, with DNGs the tests write (`SampleDNG`):
 /// the sensor data developed at half size, or the camera's preview when it is trusted; a
 /// refused preview falls back to the sensor data; camera metadata kept; damaged files corrupt.
-@Suite("Camera raw (LibRaw)", .timeLimit(.minutes(2)))
+@Suite("Camera raw (LibRaw)", .timeLimit(.minutes(5)))
 struct RAWTests {
     let scene = SyntheticPhoto.make(seed: 51, width: 640, height: 480)
 

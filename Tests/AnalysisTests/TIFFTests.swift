@@ -3,7 +3,7 @@ import Testing
 
 /// Issue 12, point 2: TIFF photos through libtiff, 8- and 16-bit, RGB and grayscale, strips and
 /// tiles, a reduced-size path for large files, the Orientation tag and camera tags.
-@Suite("TIFF", .timeLimit(.minutes(2)))
+@Suite("TIFF", .timeLimit(.minutes(5)))
 struct TIFFTests {
     let scene = SyntheticPhoto.make(seed: 41, width: 640, height: 480)
 

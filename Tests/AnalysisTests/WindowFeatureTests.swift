@@ -2,7 +2,7 @@
 import Testing
 
 /// The crop- and overlay-tolerant features of pipeline 3 (docs/FEATURES.md).
-@Suite("Window hashes and layout thumbnails", .timeLimit(.minutes(2)))
+@Suite("Window hashes and layout thumbnails", .timeLimit(.minutes(5)))
 struct WindowFeatureTests {
     static let photo = SyntheticPhoto.make(seed: 5, width: 1600, height: 1200)
 

@@ -3,7 +3,7 @@ import Analysis
 import Synchronization
 import Testing
 
-@Suite("Candidate search", .timeLimit(.minutes(1)))
+@Suite("Candidate search", .timeLimit(.minutes(5)))
 struct CandidateSearchTests {
     /// Photos whose frames and windows come from a few scenes with a few bits flipped, so that
     /// every kind of pairing occurs near every radius; every tenth photo has no windows (a row

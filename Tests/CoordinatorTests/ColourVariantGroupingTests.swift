@@ -5,7 +5,7 @@ import Testing
 
 /// Colour variants of one design (the same layout, other hues) are told apart by the chroma
 /// layout, colour grades of a photo are not; on photos analysed for real.
-@Suite("Colour variants", .timeLimit(.minutes(2)))
+@Suite("Colour variants", .timeLimit(.minutes(5)))
 struct ColourVariantGroupingTests {
     static let design = SyntheticPhoto.make(seed: 71, width: 960, height: 720)
 
@@ -53,7 +53,7 @@ struct ColourVariantGroupingTests {
 
 /// Grouping with window hashes and layouts read apart (`GroupingFeatureSource`), as the
 /// store's rows come.
-@Suite("Features read where they are needed", .timeLimit(.minutes(2)))
+@Suite("Features read where they are needed", .timeLimit(.minutes(5)))
 struct FeatureSourceTests {
     struct LoadFailed: Error {}
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Pipeline 4's features go from a RESULT through SQLite to what grouping reads, unchanged;
 /// a hostile content box is stored as none.
-@Suite("Feature storage", .timeLimit(.minutes(2)))
+@Suite("Feature storage", .timeLimit(.minutes(5)))
 struct FeatureStorageTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-features-\(UUID())").path
 

@@ -6,7 +6,7 @@ import Testing
 /// different pictures even when their gray layouts and their hues agree; their own copies,
 /// a graded copy and a more saturated copy stay with them (`ColourOrder`). On photos analysed
 /// for real.
-@Suite("Flat graphics told apart by colour order", .timeLimit(.minutes(2)))
+@Suite("Flat graphics told apart by colour order", .timeLimit(.minutes(5)))
 struct FlatGraphicsGroupingTests {
     typealias Colour = (red: Double, green: Double, blue: Double)
 

@@ -4,7 +4,7 @@ import Shared
 import Synchronization
 import Testing
 
-@Suite("Grouping", .timeLimit(.minutes(2)))
+@Suite("Grouping", .timeLimit(.minutes(5)))
 struct GrouperTests {
     func photo(_ id: Int64, _ path: String, sha: UInt8, pHash: UInt64, dHash: UInt64 = 0, pixels: Int = 100, size: Int64 = 1000) -> GroupingPhoto {
         GroupingPhoto(id: id, path: path, sha256: [UInt8](repeating: sha, count: 32), pHash: pHash, dHash: dHash,

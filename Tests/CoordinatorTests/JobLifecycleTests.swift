@@ -2,7 +2,7 @@
 import Testing
 
 /// Every transition of `JobLifecycle`, and every way the fence refuses one.
-@Suite("Job lifecycle", .timeLimit(.minutes(2)))
+@Suite("Job lifecycle", .timeLimit(.minutes(5)))
 struct JobLifecycleTests {
     func queued(photos: Int = 3, dispatches: Int = 0) -> JobLifecycle {
         JobLifecycle(jobID: 1, generation: 4, photoCount: photos, dispatches: dispatches)

@@ -7,7 +7,7 @@ import Testing
 
 /// Migrations keep what users have: a database of an earlier schema, with data, comes out of
 /// the current migrator with every row and feature where the code now reads it.
-@Suite("Migrations", .timeLimit(.minutes(1)))
+@Suite("Migrations", .timeLimit(.minutes(5)))
 struct MigrationTests {
     @Test("v6 moves the feature blobs to photo_features, keeps every photo, and rebuilds photos narrow")
     func featureBlobsMove() throws {

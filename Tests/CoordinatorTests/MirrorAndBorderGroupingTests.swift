@@ -5,7 +5,7 @@ import Testing
 /// Grouping with pipeline 4's features: mirror images, bordered copies, crops of one side and
 /// caption bands group with their original, on photos analysed for real; each needs its
 /// feature (without it they stay apart) and other photos edited alike do not join.
-@Suite("Mirror images, borders, bands", .timeLimit(.minutes(2)))
+@Suite("Mirror images, borders, bands", .timeLimit(.minutes(5)))
 struct MirrorAndBorderGroupingTests {
     static let scene = SyntheticPhoto.make(seed: 41, width: 1200, height: 900)
     static let other = SyntheticPhoto.make(seed: 42, width: 1200, height: 900)

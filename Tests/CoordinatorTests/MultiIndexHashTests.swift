@@ -2,7 +2,7 @@
 import Analysis
 import Testing
 
-@Suite("Multi-index hashing", .timeLimit(.minutes(1)))
+@Suite("Multi-index hashing", .timeLimit(.minutes(5)))
 struct MultiIndexHashTests {
     /// Clustered hashes (copies a few bits from a few centres) plus uniform ones: buckets of
     /// every size, and many pairs near every radius.

@@ -4,7 +4,7 @@ import Testing
 
 /// `Grouper.parallelRead`: a batch's reads split over grouping's threads give what one read
 /// gives, and a read that fails fails the whole.
-@Suite("Reads split over grouping's threads", .timeLimit(.minutes(1)))
+@Suite("Reads split over grouping's threads", .timeLimit(.minutes(5)))
 struct ParallelReadTests {
     struct ReadFailed: Error {}
 

@@ -5,7 +5,7 @@ import Testing
 
 /// `cull photos`' store query: pages in path order that meet without gaps or repeats, filtered
 /// by status, from the scan asked for.
-@Suite("Photos pages", .timeLimit(.minutes(2)))
+@Suite("Photos pages", .timeLimit(.minutes(5)))
 struct PhotosPageTests {
     @Test("pages of a scan's photos in path order, each photo once; a status filter; an unknown status is refused")
     func pages() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// Nothing is a near-duplicate on an embedded preview's word alone: near-group members whose
 /// features came from a preview are analysed again from their main image (verification jobs),
 /// and the scan groups on what the main images say. Driven in process through the seam.
-@Suite("Preview verification", .timeLimit(.minutes(1)))
+@Suite("Preview verification", .timeLimit(.minutes(5)))
 struct PreviewVerificationTests {
     /// Two photos whose previews look the same; their main images look `same` or not.
     func verify(mainImagesAgree same: Bool) async throws -> (groups: [Cull_V1_Group], scan: ScanRecord) {

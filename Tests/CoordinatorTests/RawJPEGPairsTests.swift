@@ -5,7 +5,7 @@ import Testing
 
 /// A camera's RAW and its JPEG of one shot: found by folder and name, kept together by
 /// default, one half let go by `--pairs`.
-@Suite("RAW + JPEG pairs", .timeLimit(.minutes(2)))
+@Suite("RAW + JPEG pairs", .timeLimit(.minutes(5)))
 struct RawJPEGPairsTests {
     @Test("pairs are one RAW and one JPEG or HEIF of one folder and name, in any case; anything else pairs nothing")
     func partners() {

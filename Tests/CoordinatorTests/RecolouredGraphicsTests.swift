@@ -6,7 +6,7 @@ import Testing
 /// and the colour order alike; whether one colour edit carries one onto the other
 /// (`ShapeColours`, `PairJudge.plainGraphicsVerdict`) tells them apart. Colour edits of one
 /// graphic stay near. On photos analysed for real.
-@Suite("Plain graphics recoloured", .timeLimit(.minutes(2)))
+@Suite("Plain graphics recoloured", .timeLimit(.minutes(5)))
 struct RecolouredGraphicsTests {
     typealias Colour = FlatGraphicsGroupingTests.Colour
     typealias Box = (x: Range<Int>, y: Range<Int>, colour: Colour)

@@ -8,7 +8,7 @@ import Testing
 /// burst frame (zoomed in, part of the scene lit differently) and another scene are not. A crop
 /// straightened further than the crop windows reach pairs through a straightened frame
 /// (pipeline 6) and registers from it (rules 21).
-@Suite("Registered crops", .timeLimit(.minutes(1)))
+@Suite("Registered crops", .timeLimit(.minutes(5)))
 struct RegisteredCropsTests {
     static let width = 480, height = 300
 

@@ -2,7 +2,7 @@
 import Shared
 import Testing
 
-@Suite("Scheduler credits", .timeLimit(.minutes(2)))
+@Suite("Scheduler credits", .timeLimit(.minutes(5)))
 struct SchedulerTests {
     func spec(_ id: Int64, generation: Int64 = 1) -> JobSpec {
         JobSpec(jobID: id, scanID: 1, generation: generation, photos: [.with { $0.photoID = id; $0.path = "/\(id)" }], dispatches: 0)

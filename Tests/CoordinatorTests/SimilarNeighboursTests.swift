@@ -5,7 +5,7 @@ import Testing
 
 /// Other shots of one moment that candidate search does not pair (too many pHash bits apart)
 /// are found among neighbours: close in capture time, or next to each other in their folder.
-@Suite("Similar neighbours", .timeLimit(.minutes(1)))
+@Suite("Similar neighbours", .timeLimit(.minutes(5)))
 struct SimilarNeighboursTests {
     /// A smooth textured scene, seen `shift` of the frame to the right; `lit` brightens a patch
     /// of about 12% of the frame by 40% (part of the scene lit differently).

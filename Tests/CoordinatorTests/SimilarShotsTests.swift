@@ -6,7 +6,7 @@ import Testing
 /// Similar shots: different shots of one moment (capture times within the window) are a
 /// `similar` group of their own, never near-duplicates; edits that keep the original's capture
 /// time stay near.
-@Suite("Similar shots", .timeLimit(.minutes(1)))
+@Suite("Similar shots", .timeLimit(.minutes(5)))
 struct SimilarShotsTests {
     static let thumbnail: [UInt8] = (0..<1024).map { (index: Int) -> UInt8 in
         let value: Int = (index * 37 + (index / 32) * 11) % 256

@@ -1,7 +1,7 @@
 @testable import Coordinator
 import Testing
 
-@Suite("Stall guard", .timeLimit(.minutes(1)))
+@Suite("Stall guard", .timeLimit(.minutes(5)))
 struct StallGuardTests {
     let start = ContinuousClock.now
 

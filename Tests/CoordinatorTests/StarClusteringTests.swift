@@ -1,7 +1,7 @@
 @testable import Coordinator
 import Testing
 
-@Suite("Clusters that do not chain", .timeLimit(.minutes(1)))
+@Suite("Clusters that do not chain", .timeLimit(.minutes(5)))
 struct StarClusteringTests {
     /// Indexes in keeper order 0, 1, 2, … (the lowest index is the best keeper).
     func clusters(_ count: Int, _ pairs: [(Int, Int)]) -> [[Int]] {
@@ -61,7 +61,7 @@ struct StarClusteringTests {
     }
 }
 
-@Suite("Pairs confirmed different", .timeLimit(.minutes(1)))
+@Suite("Pairs confirmed different", .timeLimit(.minutes(5)))
 struct ApartClusteringTests {
     @Test("two colour variants and their copies: two groups, never one, though gray copies look like both")
     func variantsStayApart() {

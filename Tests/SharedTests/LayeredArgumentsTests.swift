@@ -2,7 +2,7 @@ import Foundation
 @testable import Shared
 import Testing
 
-@Suite("Settings: flags, environment, configuration file", .timeLimit(.minutes(1)))
+@Suite("Settings: flags, environment, configuration file", .timeLimit(.minutes(5)))
 struct LayeredArgumentsTests {
     struct Command {}
     let settings: [Setting<Command>] = [

@@ -2,7 +2,7 @@ import Foundation
 import Shared
 import Testing
 
-@Suite("Wire codec", .timeLimit(.minutes(2)))
+@Suite("Wire codec", .timeLimit(.minutes(5)))
 struct WireCodecTests {
     @Test("every command survives a round trip")
     func roundTrips() throws {

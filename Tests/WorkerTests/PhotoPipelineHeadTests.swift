@@ -7,7 +7,7 @@ import Testing
 /// The worker's head-only path: a camera JPEG or raw file is analysed from its head, a head
 /// that ends before what is needed is read again as long as the analysis asks, and with
 /// previews off the whole file is read.
-@Suite("Head-only reads in the pipeline", .timeLimit(.minutes(2)))
+@Suite("Head-only reads in the pipeline", .timeLimit(.minutes(5)))
 struct PhotoPipelineHeadTests {
     func outcome(_ bytes: [UInt8], previews: Bool) async throws -> Cull_V1_Features {
         let path = NSTemporaryDirectory() + "cull-pipeline-\(UUID().uuidString).jpg"
