@@ -22,7 +22,7 @@ struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge` (or the `Analysis` measures it calls),
     /// `CandidateSearch` or `StarClustering` can change groups: a rescan keeps a finished
     /// scan's groups only if this is unchanged.
-    static let rulesVersion = 21
+    static let rulesVersion = 22
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -214,7 +214,7 @@ struct Grouper: Sendable {
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
                                        progress: { progress?.advance(by: $0) },
-                                       initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
+                                       initial: { (near: [UInt64](), nearPairings: [[Pairing]](), similar: [UInt64](), distinct: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
             // A thread's cache serves all its chunks: the next chunk's pairs meet the same photos.
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound
@@ -235,7 +235,10 @@ struct Grouper: Sendable {
                 }
                 let relation = judge.relation(subject(first.a), subject(first.b), pairings: pairings, rows: (first.a, first.b), cache: &found.cache)
                 switch relation {
-                case .near?: found.near.append(key)
+                case .near?:
+                    found.near.append(key)
+                    // As seen from the pair's first row, as `reachCheck` lists them.
+                    found.nearPairings.append(first.a <= first.b ? pairings : pairings.map { Pairing(slotA: $0.slotB, slotB: $0.slotA) })
                 case .similar?: found.similar.append(key)
                 case .distinct?: found.distinct.append(key)
                 case nil: break
@@ -243,7 +246,9 @@ struct Grouper: Sendable {
             }
         }
         if shouldStop() { throw CancellationError() }
-        return (parts.flatMap(\.near), parts.flatMap(\.similar), parts.flatMap(\.distinct))
+        let near = parts.flatMap { zip($0.near, $0.nearPairings).map { (key: $0, pairings: $1) } }
+        let checked = try reachCheck(near, photos, representatives, layouts: loaded, features: features, shouldStop: shouldStop)
+        return (checked.near, parts.flatMap(\.similar) + checked.similar, parts.flatMap(\.distinct) + checked.distinct)
     }
 
     /// The unordered pair of a candidate, as one sortable number.

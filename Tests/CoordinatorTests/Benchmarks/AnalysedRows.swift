@@ -41,31 +41,9 @@ enum AnalysedRows {
         return slots.map { Grouper.Pairing(slotA: $0.0, slotB: $0.1) }
     }
 
-    /// The pairings of `pairings`, and of straightened frames against whole frames, whose hashes
-    /// are within the default plan's radii.
+    /// The pairings whose hashes are within the default plan's radii, in candidate order
+    /// (`CandidatePlan.pairingsWithinReach`, what grouping judges a near pair on again).
     static func pairingsWithinReach(_ a: GroupingPhoto, _ b: GroupingPhoto, plan: CandidatePlan = CandidatePlan()) -> [Grouper.Pairing] {
-        let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
-        func hash(_ photo: GroupingPhoto, _ slot: Int) -> UInt64? {
-            switch slot {
-            case 0: photo.pHash
-            case mirror: photo.mirrorPHash
-            case content: photo.contentPHash
-            default: slot - 1 < photo.windowPHashes.count ? photo.windowPHashes[slot - 1] : nil
-            }
-        }
-        // Straightened frames against whole frames too (pipeline 6): search looks them up, and
-        // the judge registers from them (`pairings` leaves them out: no window compares them).
-        let straightened = FeatureWindow.straightenedWindows.flatMap { k in
-            [Grouper.Pairing(slotA: k + 1, slotB: 0), Grouper.Pairing(slotA: 0, slotB: k + 1)]
-        }
-        return (pairings(a, b) + straightened).filter { pairing in
-            guard let x = hash(a, pairing.slotA), let y = hash(b, pairing.slotB) else { return false }
-            let distance = (x ^ y).nonzeroBitCount
-            switch (pairing.slotA, pairing.slotB) {
-            case (0, 0), (mirror, 0), (0, mirror), (content, 0), (0, content): return distance <= plan.frameRadius
-            case (let k, 0), (0, let k): return plan.cropWindows.contains(k - 1) && distance <= plan.cropRadius
-            case (let k, _): return plan.overlayWindows.contains(k - 1) && distance <= plan.overlayRadius
-            }
-        }
+        plan.pairingsWithinReach(a, b)
     }
 }

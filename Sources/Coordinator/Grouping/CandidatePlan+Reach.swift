@@ -1,0 +1,43 @@
+import Analysis
+
+extension CandidatePlan {
+    /// Every pairing of `a` and `b` whose hashes are within this plan's radii, as seen from `a`
+    /// and in the order the judge meets a pair's candidates (by slot of `a`, then of `b`): what
+    /// an exact search with this plan would return for the pair. The tables' probes return a
+    /// subset, and which one depends on the library's size (`MultiIndexHash.pieceCount`: at
+    /// 3 pieces a probe at piece radius 1 is exact to 5 bits only), as do the crop windows
+    /// probed (`sized(for:)`); `Grouper.reachCheck` judges near pairs again on this set.
+    ///
+    /// The mirror pairing is listed once, as search keeps it: from `a` when `a` has a mirror
+    /// hash, else from `b`. Rows without window hashes have no window pairings.
+    func pairingsWithinReach(_ a: GroupingPhoto, _ b: GroupingPhoto) -> [Grouper.Pairing] {
+        func within(_ x: UInt64, _ y: UInt64, _ radius: Int) -> Bool { (x ^ y).nonzeroBitCount <= radius }
+        var found: [Grouper.Pairing] = []
+        if within(a.pHash, b.pHash, frameRadius) { found.append(Grouper.Pairing(slotA: 0, slotB: 0)) }
+        let counts = (a.windowPHashes.count, b.windowPHashes.count)
+        // The plan's windows as bit masks (window indexes are under 64).
+        let crops = cropWindows.reduce(UInt64(0)) { $0 | 1 << UInt64($1) }, overlays = overlayWindows.reduce(UInt64(0)) { $0 | 1 << UInt64($1) }
+        for k in cropWindows where k < counts.1 && within(a.pHash, b.windowPHashes[k], cropRadius) {
+            found.append(Grouper.Pairing(slotA: 0, slotB: k + 1))
+        }
+        let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
+        if mirrors, a.mirrorPHash == nil, let mirrorB = b.mirrorPHash, within(a.pHash, mirrorB, frameRadius) {
+            found.append(Grouper.Pairing(slotA: 0, slotB: mirror))
+        }
+        let contentA = contents && a.contentBox != nil ? a.contentPHash : nil
+        let contentB = contents && b.contentBox != nil ? b.contentPHash : nil
+        if let contentB, within(a.pHash, contentB, frameRadius) { found.append(Grouper.Pairing(slotA: 0, slotB: content)) }
+        for k in 0..<FeatureWindow.hashedCount where k < counts.0 {
+            if crops >> UInt64(k) & 1 == 1, within(a.windowPHashes[k], b.pHash, cropRadius) { found.append(Grouper.Pairing(slotA: k + 1, slotB: 0)) }
+            if overlays >> UInt64(k) & 1 == 1, k < counts.1, within(a.windowPHashes[k], b.windowPHashes[k], overlayRadius) {
+                found.append(Grouper.Pairing(slotA: k + 1, slotB: k + 1))
+            }
+        }
+        if mirrors, let mirrorA = a.mirrorPHash, within(mirrorA, b.pHash, frameRadius) { found.append(Grouper.Pairing(slotA: mirror, slotB: 0)) }
+        if let contentA {
+            if within(contentA, b.pHash, frameRadius) { found.append(Grouper.Pairing(slotA: content, slotB: 0)) }
+            if let contentB, within(contentA, contentB, frameRadius) { found.append(Grouper.Pairing(slotA: content, slotB: content)) }
+        }
+        return found
+    }
+}

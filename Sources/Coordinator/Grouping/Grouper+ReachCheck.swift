@@ -1,0 +1,65 @@
+import Analysis
+
+extension Grouper {
+    /// Near pairs judged again on every pairing within the default plan's reach
+    /// (`CandidatePlan.pairingsWithinReach`: every crop window, every hash within its radius),
+    /// when search left out one that lines the photos up within its limit: so that a pair's
+    /// verdict does not depend on the size of the library it is in.
+    ///
+    /// The judge decides on the pairings search returned, in order, and a pairing that shows
+    /// what differs between two shots can be one the tables' probes miss in a large library (at
+    /// 4 pieces, up to about 320,000 photos, a probe is exact to 7 bits of the 8 or 10 searched;
+    /// at 3 pieces, to 5, and only 44 of the 60 crop windows are probed). The hard set on its own
+    /// is grouped with tables of 6 pieces, exact to the radius; grouped with the tables of a
+    /// 300,000-photo library, a zoomed burst frame became a near duplicate of its scene (precision
+    /// 0.983 → 0.974), judged on the windows the probes returned (bench/RESULTS.md, "One verdict
+    /// at any library size").
+    ///
+    /// Only near verdicts are judged again: they are the ones that suggest a removal, and few
+    /// (156,537 of a million realistic rows' pairs). A pairing past its limit only says how far
+    /// apart the photos are, so a pair is judged again only when a pairing search did not return
+    /// comes within it (about 15,000 of those pairs; 99 were no longer near), and then on its
+    /// pairings alone (`PairJudge.directRelation`): a near pair with no verdict there was
+    /// confirmed by registration, which stands. `near` holds each pair's key and the pairings
+    /// it was judged on, as seen from its first row.
+    func reachCheck(_ near: [(key: UInt64, pairings: [Pairing])], _ photos: [GroupingPhoto], _ representatives: [Int],
+                    layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
+                    shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
+        guard !near.isEmpty else { return ([], [], []) }
+        var ids = Set<Int64>()
+        for (key, _) in near {
+            ids.insert(photos[representatives[Int(key >> 32)]].id)
+            ids.insert(photos[representatives[Int(key & 0xFFFF_FFFF)]].id)
+        }
+        let windows = try features.map { features in try parallelRead(Array(ids), shouldStop: shouldStop, features.windowHashes) }
+        let plan = planWithThreshold, judge = self.judge
+        let parts = ParallelChunks.run(count: near.count, threads: threads, chunk: 1024, shouldStop: shouldStop,
+                                       initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
+            for (key, judged) in near[range] {
+                let rows = (Int32(key >> 32), Int32(key & 0xFFFF_FFFF))
+                var a = Self.subject(rows.0, photos, representatives, layouts), b = Self.subject(rows.1, photos, representatives, layouts)
+                if a.windowPHashes.isEmpty, let held = windows?[a.id] { a.windowPHashes = held }
+                if b.windowPHashes.isEmpty, let held = windows?[b.id] { b.windowPHashes = held }
+                // Pairings past their limit only say how far apart the photos are: a verdict can
+                // change only through one within it that search did not return.
+                let reach = plan.pairingsWithinReach(a, b)
+                guard reach.contains(where: { pairing in
+                    !judged.contains(pairing) && !PairJudge.throughStraightened(pairing)
+                        && LayoutThumbnail.evidenceDifference(found.cache.cells(row: rows.0, slot: pairing.slotA, of: a),
+                                                              found.cache.cells(row: rows.1, slot: pairing.slotB, of: b)) <= judge.limit(pairing)
+                }) else {
+                    found.near.append(key)
+                    continue
+                }
+                var best: PairJudge.BestPairing?
+                switch judge.directRelation(a, b, pairings: reach, rows: rows, cache: &found.cache, best: &best) {
+                case .near?, nil: found.near.append(key)
+                case .similar?: found.similar.append(key)
+                case .distinct?: found.distinct.append(key)
+                }
+            }
+        }
+        if shouldStop() { throw CancellationError() }
+        return (parts.flatMap(\.near), parts.flatMap(\.similar), parts.flatMap(\.distinct))
+    }
+}
