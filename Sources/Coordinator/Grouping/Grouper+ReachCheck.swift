@@ -30,7 +30,7 @@ extension Grouper {
         var checked: (near: [UInt64], similar: [UInt64], distinct: [UInt64]) = ([], [], [])
         var start = 0
         while start < near.count {
-            let part = try reachCheck(near[start..<min(near.count, start + reachCheckBatch)], photos, representatives, layouts: layouts,
+            let part = try reachCheckPart(near[start..<min(near.count, start + reachCheckBatch)], photos, representatives, layouts: layouts,
                                       features: features, shouldStop: shouldStop)
             checked.near += part.near
             checked.similar += part.similar
@@ -46,9 +46,9 @@ extension Grouper {
     /// look-alike graphics can have as many as the batch's candidates.
     var reachCheckBatch: Int { 32_768 }
 
-    private func reachCheck(_ near: ArraySlice<(key: UInt64, pairings: [Pairing])>, _ photos: [GroupingPhoto], _ representatives: [Int],
-                            layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
-                            shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
+    private func reachCheckPart(_ near: ArraySlice<(key: UInt64, pairings: [Pairing])>, _ photos: [GroupingPhoto], _ representatives: [Int],
+                                layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
+                                shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
         var ids = Set<Int64>()
         for (key, _) in near {
             ids.insert(photos[representatives[Int(key >> 32)]].id)
