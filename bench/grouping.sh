@@ -8,7 +8,9 @@
 #     the brute-force popcount floor (up to CULL_BENCH_FLOOR_MAX rows, default 300000),
 #     multi-index hashing of the whole frames at 4 and 5 pieces, and CandidateSearch (frames,
 #     crops, overlays) with the default plan on every row and other plans on a sample of rows,
-#     with the peak RSS, and how many planted copies each plan can reach. CULL_BENCH_PLANS=
+#     with the peak RSS, and how many planted copies each plan can reach; then FAISS's binary
+#     indexes (flat, multi-index hashing, an inverted file) on the same rows' frames
+#     (bench/faiss-peer.py, through Debian's python3-faiss, installed if missing). CULL_BENCH_PLANS=
 #     all | additions | batches | overlay-batches times other plans or variants in the same run
 #     (CandidateSearchBenchmark.swift says which).
 #   grouper 100000,300000,1000000 (default sizes): the whole Grouper (search, judging every
@@ -52,9 +54,13 @@ case $mode in
   # larger size measured after a smaller one in the same process would report the larger of
   # the two runs' peaks.
   candidates)
+    as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+    /usr/bin/python3 -c 'import faiss' 2>/dev/null || { as_root apt-get update -q && as_root apt-get install -y -q python3-faiss; }
+    frames=$(mktemp); trap 'rm -f "$frames"; rm -rf "${work:-}"' EXIT  # the model's work directory too, if made above
     for size in $(echo "${sizes:-100000,300000,1000000}" | tr ',' ' '); do
-      CULL_FEATURE_MODEL=$model CULL_BENCH_CANDIDATES=$size \
+      CULL_FEATURE_MODEL=$model CULL_BENCH_CANDIDATES=$size CULL_BENCH_FRAMES_OUT=$frames \
         swift test -c release -Xswiftc -enable-testing --skip-build --filter CandidateSearchBenchmark 2>&1 | grep -E '^candidates|✘'
+      /usr/bin/python3 bench/faiss-peer.py "$frames" --floor-max "${CULL_BENCH_FLOOR_MAX:-300000}"
     done
     ;;
   grouper)

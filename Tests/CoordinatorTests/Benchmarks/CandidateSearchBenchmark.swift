@@ -15,6 +15,8 @@ import Testing
 /// `MultiIndexHash.pieceCount` picks), and `CandidateSearch` (frames, crops and overlays) with
 /// the default plan and with the full one (every window), with the peak RSS after each. And
 /// how many planted copies each plan can reach at all (the most an exact search can find).
+/// CULL_BENCH_FRAMES_OUT=FILE writes the rows' frame hashes (8 bytes each, little endian) for
+/// bench/faiss-peer.py, which times FAISS's binary indexes on the same pairs.
 @Suite("Candidate search at library scale (benchmark)", .serialized, .timeLimit(.minutes(30)))
 struct CandidateSearchBenchmark {
     static let environment = ProcessInfo.processInfo.environment
@@ -33,6 +35,11 @@ struct CandidateSearchBenchmark {
         Self.say("candidates n=\(count): bit balance of frames: \(Self.bitBalance(library.frames))")
         Self.say("candidates n=\(count): look-alikes: \(library.lookAlikeRates(radius: Self.frameRadius, cropRadius: 8, plan: CandidatePlan()))")
 
+        // bench/faiss-peer.py times FAISS's binary indexes on the same frames, after this run.
+        if let path = Self.environment["CULL_BENCH_FRAMES_OUT"] {
+            let bytes = library.frames.map(\.littleEndian).withUnsafeBufferPointer { Data(buffer: $0) }
+            try bytes.write(to: URL(fileURLWithPath: path))
+        }
         var reference = 0
         if count <= Self.floorMax {
             let (pairs, seconds) = Self.timed { Self.bruteForcePairs(library.frames, radius: Self.frameRadius) }
