@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Grouping at library scale, in a release build.
 #
-# Usage: bench/grouping.sh [candidates SIZES | grouper SIZES]
+# Usage: bench/grouping.sh [candidates SIZES | grouper SIZES | acceptance SIZES]
 #   candidates 100000,300000,1000000 (default): candidate search on realistic feature rows
 #     (Tests/CoordinatorTests/Benchmarks: rows drawn from the features of really analysed
 #     photos, planted copies made by the corpora's real edits), every method in the same run:
@@ -29,6 +29,11 @@
 #     piece radius 2 (exact to 8 bits at 3 pieces): what the default's speed costs in families.
 #     Why families are missed and rows joined to other photos' groups: BenchmarkMisses
 #     (CULL_BENCH_MISSES=ROWS, Tests/CoordinatorTests/Benchmarks/BenchmarkMisses.swift).
+#     CULL_BENCH_ROUNDS=N groups each size N times in turn and reports the median round.
+#   acceptance 100000,300000,1000000 (default sizes): issue 9's figures in one run: candidates
+#     (the popcount floor, multi-index hashing, FAISS), then grouper with CULL_BENCH_ROUNDS
+#     (default 3) rounds a size, then a summary: each size's median time and peak RSS, and the
+#     growth from the smallest size to the largest beside the growth in rows.
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
 # A model made by another analysis pipeline than the build's is refused: delete it to remake it.
@@ -42,32 +47,50 @@ model=${CULL_FEATURE_MODEL:-/tmp/cull-feature-model.json}
 source bench/release-build.sh
 release_build
 case $mode in
-  candidates|grouper)
-    if [ ! -f "$model" ]; then
-      source bench/analysed-corpora.sh
-      work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-      analysed_corpora "$work"
-      python3 bench/feature-model.py "$model" "${specs[@]}"
-    fi
-    ;;&
-  # Each size in a process of its own: the peak RSS printed is the process's (VmHWM), and a
-  # larger size measured after a smaller one in the same process would report the larger of
-  # the two runs' peaks.
-  candidates)
-    as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
-    /usr/bin/python3 -c 'import faiss' 2>/dev/null || { as_root apt-get update -q && as_root apt-get install -y -q python3-faiss; }
-    frames=$(mktemp); trap 'rm -f "$frames"; rm -rf "${work:-}"' EXIT  # the model's work directory too, if made above
-    for size in $(echo "${sizes:-100000,300000,1000000}" | tr ',' ' '); do
-      CULL_FEATURE_MODEL=$model CULL_BENCH_CANDIDATES=$size CULL_BENCH_FRAMES_OUT=$frames \
-        swift test -c release -Xswiftc -enable-testing --skip-build --filter CandidateSearchBenchmark 2>&1 | grep -E '^candidates|✘'
-      /usr/bin/python3 bench/faiss-peer.py "$frames" --floor-max "${CULL_BENCH_FLOOR_MAX:-300000}"
-    done
-    ;;
-  grouper)
-    for size in $(echo "${sizes:-100000,300000,1000000}" | tr ',' ' '); do
-      CULL_FEATURE_MODEL=$model CULL_BENCH_GROUPING=$size swift test -c release -Xswiftc -enable-testing --skip-build \
-        --filter GroupingScaleBenchmark 2>&1 | grep -E '^grouping|✘'
-    done
-    ;;
-  *) echo "usage: bench/grouping.sh [candidates|grouper] [SIZES]" >&2; exit 64 ;;
+  candidates|grouper|acceptance) ;;
+  *) echo "usage: bench/grouping.sh [candidates|grouper|acceptance] [SIZES]" >&2; exit 64 ;;
 esac
+sizes=$(echo "${sizes:-100000,300000,1000000}" | tr ',' ' ')
+scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
+if [ ! -f "$model" ]; then
+  source bench/analysed-corpora.sh
+  mkdir "$scratch/corpora"
+  analysed_corpora "$scratch/corpora"
+  python3 bench/feature-model.py "$model" "${specs[@]}"
+fi
+# Each size in a process of its own: the peak RSS printed is the process's (VmHWM), and a
+# larger size measured after a smaller one in the same process would report the larger of
+# the two runs' peaks.
+if [ "$mode" != grouper ]; then
+  as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+  /usr/bin/python3 -c 'import faiss' 2>/dev/null || { as_root apt-get update -q && as_root apt-get install -y -q python3-faiss; }
+  for size in $sizes; do
+    CULL_FEATURE_MODEL=$model CULL_BENCH_CANDIDATES=$size CULL_BENCH_FRAMES_OUT=$scratch/frames.u64 \
+      swift test -c release -Xswiftc -enable-testing --skip-build --filter CandidateSearchBenchmark 2>&1 | grep -E '^candidates|✘'
+    /usr/bin/python3 bench/faiss-peer.py "$scratch/frames.u64" --floor-max "${CULL_BENCH_FLOOR_MAX:-300000}"
+  done
+fi
+if [ "$mode" != candidates ]; then
+  [ "$mode" = acceptance ] && export CULL_BENCH_ROUNDS=${CULL_BENCH_ROUNDS:-3}
+  for size in $sizes; do
+    CULL_FEATURE_MODEL=$model CULL_BENCH_GROUPING=$size swift test -c release -Xswiftc -enable-testing --skip-build \
+      --filter GroupingScaleBenchmark 2>&1 | grep -E '^grouping|✘' | tee -a "$scratch/grouped.txt"
+  done
+fi
+if [ "$mode" = acceptance ]; then
+  # The first line of each size holds its (median) time and peak RSS.
+  python3 - "$scratch/grouped.txt" <<'PY'
+import re, sys
+runs = {}
+for line in open(sys.argv[1]):
+    m = re.match(r"grouping (\d+) photos: ([\d.]+) s, .*?(\d+) MiB after", line)
+    if m:
+        runs[int(m.group(1))] = (float(m.group(2)), int(m.group(3)))
+for rows, (seconds, rss) in sorted(runs.items()):
+    print(f"acceptance: {rows} photos grouped in {seconds:.2f} s (median round), peak RSS {rss} MiB")
+if len(runs) > 1:
+    (small, (t0, _)), (large, (t1, _)) = min(runs.items()), max(runs.items())
+    print(f"acceptance: growth from {small} to {large} photos: time x{t1 / t0:.2f} for rows x{large / small:.1f} "
+          f"(x{(t1 / t0) / (large / small):.2f} of linear)")
+PY
+fi

@@ -10,7 +10,9 @@ import Testing
 /// window hashes and layouts come through a `GroupingFeatureSource` that works them out from
 /// the library's recipes when asked (as the store reads them from SQLite); with their real
 /// chroma layouts unless CULL_BENCH_CHROMA=0. Prints the time,
-/// the peak RSS and how many planted copies ended in their photo's group.
+/// the peak RSS and how many planted copies ended in their photo's group. CULL_BENCH_ROUNDS=N
+/// groups the same rows N times in turn and prints each round's time and their median (this
+/// machine's noise moves one run by 10–15%); the groups printed are the last round's.
 @Suite("Grouping at library scale (benchmark)", .serialized, .timeLimit(.minutes(30)))
 struct GroupingScaleBenchmark {
     static let environment = ProcessInfo.processInfo.environment
@@ -50,12 +52,21 @@ struct GroupingScaleBenchmark {
         let clock = ContinuousClock()
         var groups: [PhotoGroup] = []
         let features = GeneratedFeatures(library: library)
-        let progress = GroupingProgress()
-        let steps = StepTimer(progress)
         let grouper = Self.grouper()
-        let elapsed = try clock.measure { groups = try grouper.groups(of: photos, features: features, progress: progress, shouldStop: { false }) }
-        let stepTimes = steps.stop()
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        var rounds: [(seconds: Double, steps: [(step: GroupingProgress.Step, seconds: Double)])] = []
+        for _ in 0..<Self.rounds {
+            let progress = GroupingProgress()  // each round's steps from its start
+            let steps = StepTimer(progress)
+            let elapsed = try clock.measure { groups = try grouper.groups(of: photos, features: features, progress: progress, shouldStop: { false }) }
+            rounds.append((Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, steps.stop()))
+        }
+        // The median round (the lower middle of an even count) stands for the run.
+        let median = rounds.sorted { $0.seconds < $1.seconds }[(rounds.count - 1) / 2]
+        let (seconds, stepTimes) = median
+        if rounds.count > 1 {
+            print("grouping \(count) photos: \(rounds.count) rounds: " + rounds.map { String(format: "%.2f", $0.seconds) }.joined(separator: ", ")
+                  + " s; median \(String(format: "%.2f", seconds)) s (the figures below are the median round's time and steps, the last round's groups)")
+        }
         var groupOf: [Int64: Int] = [:]
         for (index, group) in groups.enumerated() where group.kind != .similar { for member in group.members { groupOf[member.photoID] = index } }
         let planted = (0..<count).filter { library.copyOf[$0] >= 0 }
@@ -99,6 +110,9 @@ struct GroupingScaleBenchmark {
               + byEdit.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.together)/\($0.value.similar)/\($0.value.all)" }.joined(separator: ", "))
         #expect(together > 0)
     }
+
+    /// How many times each size is grouped (CULL_BENCH_ROUNDS, at least 1).
+    static let rounds = max(1, Int(environment["CULL_BENCH_ROUNDS"] ?? "") ?? 1)
 
     /// The grouper measured: the default one, or with CULL_BENCH_PIECE_RADIUS=k its search
     /// probing frames and windows at piece radius k (`CandidatePlan.framePieceRadius`; 2 at 3
