@@ -61,6 +61,54 @@ struct CandidateSearchTests {
         #expect(Set(found) == expected)
     }
 
+    @Test("cheap crop windows find the hashes within the crop radius that agree exactly on a whole piece, in batches and query by query, held or streamed",
+          arguments: [true, false])
+    func cheapCropWindows(batched: Bool) throws {
+        var plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 12], cropRadius: 6, overlayWindows: [24], overlayRadius: 5,
+                                 pieces: 4, framePieceRadius: 1, windowPieceRadius: 1)
+        plan.cheapCropWindows = [30, 49]
+        let (compact, all) = Self.hashes(plan: plan, count: 400)
+        var search = CandidateSearch(compact)
+        search.usesBatches = batched
+        search.pairingBudget = nil  // every pairing, as the scan finds them
+        #expect((BatchedSearch(search) != nil) == batched)
+        let found = search.candidates(threads: 2)
+        var expected = Set<Candidate>()
+        func close(_ x: UInt64, _ y: UInt64, _ radius: Int, piece: Int) -> Bool {
+            (x ^ y).nonzeroBitCount <= radius && MultiIndexHash.agreeOnAPiece(x, y, pieces: 4, within: piece)
+        }
+        for a in all.indices {
+            for b in all.indices where b != a {
+                if b > a, close(all[a][0], all[b][0], plan.frameRadius, piece: 1) { expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: 0, slotB: 0)) }
+                guard all[a].count > 1 else { continue }
+                for k in plan.probedCropWindows where close(all[a][k + 1], all[b][0], plan.cropRadius, piece: plan.cheapCropWindows.contains(k) ? 0 : 1) {
+                    expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: 0))
+                }
+                guard b > a, all[b].count > 1, close(all[a][25], all[b][25], plan.overlayRadius, piece: 1) else { continue }
+                expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: 25, slotB: 25))
+            }
+        }
+        let cheap = expected.filter { [31, 50].contains($0.slotA) }
+        let probedAtOne = found.filter { [31, 50].contains($0.slotA) }.filter { candidate in
+            let k = Int(candidate.slotA) - 1
+            return !MultiIndexHash.agreeOnAPiece(all[Int(candidate.a)][k + 1], all[Int(candidate.b)][0], pieces: 4, within: 0)
+        }
+        #expect(cheap.count > 50, "the cheap windows pair rows")
+        #expect(probedAtOne.isEmpty, "no cheap pairing agrees on a piece only within one bit")
+        #expect(Set(found) == expected && found.count == expected.count)
+        // Streamed: the source hands out every probed window, the cheap ones after the others.
+        var light = CompactHashes(plan: plan, holdingCropWindows: false)
+        for row in all { light.append(frame: row[0], windows: Array(row.dropFirst())) }
+        var streaming = CandidateSearch(light)
+        streaming.usesBatches = batched
+        streaming.pairingBudget = nil
+        let probed = plan.probedCropWindows
+        let streamed = try streaming.candidates(threads: 2, cropWindows: { range in
+            range.flatMap { row in probed.map { k in all[row].count > 1 ? all[row][k + 1] : 0 } }
+        })
+        #expect(Set(streamed) == expected)
+    }
+
     @Test("nine overlay windows, each against a table of its own, find in batches what they find query by query")
     func manyOverlayWindows() {
         let plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 12], cropRadius: 6, overlayWindows: Array(0..<9), overlayRadius: 6,
@@ -83,7 +131,7 @@ struct CandidateSearchTests {
         for row in all { light.append(frame: row[0], windows: Array(row.dropFirst())) }
         #expect(light.held == [0, 24], "only the overlay windows are held")
         let source: CandidateSearch.CropWindowSource = { range in
-            range.flatMap { row in plan.cropWindows.map { k in all[row].count > 1 ? all[row][k + 1] : 0 } }
+            range.flatMap { row in plan.probedCropWindows.map { k in all[row].count > 1 ? all[row][k + 1] : 0 } }
         }
         // A budget with no floor, which these rows pass (the scenes' rows pair with hundreds
         // each): the closest are chosen from the streamed windows' distances as from the held ones'.

@@ -27,7 +27,7 @@ struct GroupingScaleBenchmark {
         }
 
         func cropWindows(of ids: ArraySlice<Int64>, plan: CandidatePlan) throws -> [UInt64] {
-            ids.flatMap { id in plan.cropWindows.map { library.hash(Int(id), slot: $0 + 1) } }
+            ids.flatMap { id in plan.probedCropWindows.map { library.hash(Int(id), slot: $0 + 1) } }
         }
 
         func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {

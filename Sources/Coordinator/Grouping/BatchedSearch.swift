@@ -46,15 +46,16 @@ struct BatchedSearch {
     /// Every pairing of `rows` with the whole frames: their frames, mirror images and crop
     /// windows (not the overlay windows, `searchOverlay`, nor the content boxes, which
     /// `CandidateSearch` looks up once for all). `crops`: the rows' crop windows in
-    /// `plan.cropWindows` order, row after row, when the hashes do not hold them.
+    /// `plan.probedCropWindows` order, row after row, when the hashes do not hold them. The
+    /// plan's `cheapCropWindows` go to the tables in a second call, at piece radius 0.
     func searchFrames(rows: [Int], crops: [UInt64]?, into found: inout [Candidate]) {
         let hashes = base.hashes, plan = hashes.plan
-        let cropCount = plan.cropWindows.count
+        let probed = plan.probedCropWindows, cropCount = probed.count
         // Where each window hash is among a row's streamed crop windows (its first place in
-        // `plan.cropWindows`, -1 if not there), for batches over their budget: worked out once
-        // a call rather than by a search of the plan's 60 windows a candidate.
+        // `plan.probedCropWindows`, -1 if not there), for batches over their budget: worked out
+        // once a call rather than by a search of the plan's 60 windows a candidate.
         var cropColumn = [Int](repeating: -1, count: FeatureWindow.hashedCount)
-        for (column, k) in plan.cropWindows.enumerated().reversed() where k < cropColumn.count { cropColumn[k] = column }
+        for (column, k) in probed.enumerated().reversed() where k < cropColumn.count { cropColumn[k] = column }
         var scratch = MultiIndexHash.ProbeScratch()
         var queries: [UInt64] = [], radii: [UInt8] = [], asked: [Query] = []
         for first in stride(from: 0, to: rows.count, by: Self.rowsPerBatch) {
@@ -68,30 +69,28 @@ struct BatchedSearch {
                 radii.append(UInt8(radius))
                 asked.append(Query(row: Int32(row), slot: slot))
             }
+            func askCrops(_ columns: Range<Int>) {
+                for position in batch {
+                    let a = rows[position]
+                    for index in columns where hashes.hasWindow(a, probed[index]) {
+                        let window = crops.map { $0[position * cropCount + index] } ?? hashes.window(a, probed[index])
+                        ask(window, radius: plan.cropRadius, row: a, slot: UInt8(probed[index] + 1))
+                    }
+                }
+            }
             for position in batch {
                 let a = rows[position]
                 ask(hashes.frames[a], radius: plan.frameRadius, row: a, slot: 0)
                 if plan.mirrors, hashes.hasMirror[a] { ask(hashes.mirrors[a], radius: plan.frameRadius, row: a, slot: Candidate.mirrorSlot) }
-                for (index, k) in plan.cropWindows.enumerated() where hashes.hasWindow(a, k) {
-                    let window = crops.map { $0[position * cropCount + index] } ?? hashes.window(a, k)
-                    ask(window, radius: plan.cropRadius, row: a, slot: UInt8(k + 1))
-                }
             }
-            // (The closure reads a constant copy: `asked` itself is captured by `ask`, and each
-            // read of it in the hot loop was checked for exclusive access at run time.)
-            let askingFrames = asked
-            base.frameIndex.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
-                let asked = askingFrames[query], a = Int(asked.row)
-                switch asked.slot {
-                case 0:
-                    if b > a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: 0, slotB: 0)) }
-                case Candidate.mirrorSlot:
-                    // Mirroring undoes itself: kept from the smaller row, or the only end that can find it.
-                    if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: asked.row, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
-                default:
-                    // Another photo's whole frame is this one's window: that photo is a crop of it.
-                    if b != a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0)) }
-                }
+            askCrops(0..<plan.cropWindows.count)
+            probe(queries, radii, asked, pieceRadius: pieceRadius, scratch: &scratch, into: &found)
+            if !plan.cheapCropWindows.isEmpty {
+                queries.removeAll(keepingCapacity: true)
+                radii.removeAll(keepingCapacity: true)
+                asked.removeAll(keepingCapacity: true)
+                askCrops(plan.cropWindows.count..<cropCount)
+                probe(queries, radii, asked, pieceRadius: 0, scratch: &scratch, into: &found)
             }
             // Over budget (look-alikes): the closest kept. Their distances are worked out again
             // only then, so that the probes' hot loop stays as it was.
@@ -115,6 +114,26 @@ struct BatchedSearch {
                     return UInt8((hash ^ frameB).nonzeroBitCount)
                 }
                 Self.keepClosest(&found, from: start, distances: distances, limit: limit)
+            }
+        }
+    }
+
+    /// One batched call of `queries` (asked for `asked`) to the frame index at `pieceRadius`,
+    /// the pairings it finds appended to `found`.
+    private func probe(_ queries: [UInt64], _ radii: [UInt8], _ asked: [Query], pieceRadius: Int,
+                       scratch: inout MultiIndexHash.ProbeScratch, into found: inout [Candidate]) {
+        let hashes = base.hashes
+        base.frameIndex.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
+            let asked = asked[query], a = Int(asked.row)
+            switch asked.slot {
+            case 0:
+                if b > a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: 0, slotB: 0)) }
+            case Candidate.mirrorSlot:
+                // Mirroring undoes itself: kept from the smaller row, or the only end that can find it.
+                if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: asked.row, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
+            default:
+                // Another photo's whole frame is this one's window: that photo is a crop of it.
+                if b != a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0)) }
             }
         }
     }

@@ -25,6 +25,12 @@ struct CandidatePlan: Sendable, Equatable {
     /// to 2m − 1 bits.
     var framePieceRadius: Int? = 1
     var windowPieceRadius: Int? = 1
+    /// Crop windows probed at piece radius 0 only (a hit agrees exactly on one whole piece):
+    /// three probes a window at 3 pieces instead of 66. Past about 320,000 photos (`sized(for:)`)
+    /// the 16 80% windows the plan does not probe at `windowPieceRadius`; of the crops drawn
+    /// anywhere that a million photos' tables lost past the probes, 32 of 164 come within reach
+    /// through them so (bench/RESULTS.md, "Where free crops are lost in large libraries").
+    var cheapCropWindows: [Int] = []
 
     /// Every crop window workers hash: the 25 of 90% and the 25 of 80% (`FeatureWindow.crops`),
     /// the six bands of pipeline 4 (crops of one side, or to another aspect ratio) and
@@ -46,13 +52,16 @@ struct CandidatePlan: Sendable, Equatable {
     /// others cost a million realistic rows 5 s of search and 3 s of judging (50.9 → 58.9 s,
     /// past the minute's margin), and 3-piece tables probed at radius 1 find hashes exactly to
     /// 5 bits only, where those windows add less (locked 80–85% crops within 5 bits: 0.18 →
-    /// 0.38, against 0.62 → 0.91 within 8). What they cost in look-alike pairings is bounded
-    /// by the `PairingBudget`. A plan of other crop windows, or of pieces chosen by the caller,
-    /// is kept.
+    /// 0.38, against 0.62 → 0.91 within 8). They are probed at piece radius 0 instead
+    /// (`cheapCropWindows`): free crops at a million photos' tables 0.660 → 0.711 recall, no
+    /// cost the million rows' noise shows (bench/RESULTS.md). What they cost in look-alike
+    /// pairings is bounded by the `PairingBudget`. A plan of other crop windows, or of pieces
+    /// chosen by the caller, is kept.
     func sized(for rows: Int) -> CandidatePlan {
         guard cropWindows == Self.cropWindowsDefault, pieces == nil, MultiIndexHash.pieceCount(for: rows) < 4 else { return self }
         var plan = self
         plan.cropWindows = Self.cropWindowsLargeLibraries
+        plan.cheapCropWindows = Self.cropWindowsDefault.filter { !Self.cropWindowsLargeLibraries.contains($0) }
         return plan
     }
 
@@ -65,7 +74,11 @@ struct CandidatePlan: Sendable, Equatable {
     var contents = true
 
     /// Every window the plan reads, in order: the only ones grouping needs to hold.
-    var windows: [Int] { Array(Set(cropWindows + overlayWindows)).sorted() }
+    var windows: [Int] { Array(Set(probedCropWindows + overlayWindows)).sorted() }
+
+    /// Every crop window a search looks up among the frames: `cropWindows`, then
+    /// `cheapCropWindows`. A row's streamed crop windows come in this order.
+    var probedCropWindows: [Int] { cropWindows + cheapCropWindows }
 }
 
 /// A pair of photos whose hashes came close, and which parts of them did: slot 0 is the whole
@@ -263,8 +276,8 @@ struct CandidateSearch: Sendable {
             } else {
                 for position in chunk {
                     let row = rows?[position] ?? position
-                    let offset = (position - chunk.lowerBound) * plan.cropWindows.count
-                    self.searchFrames(row: row, plan: plan, crops: block?[offset..<(offset + plan.cropWindows.count)], into: &found)
+                    let columns = plan.probedCropWindows.count, offset = (position - chunk.lowerBound) * columns
+                    self.searchFrames(row: row, plan: plan, crops: block?[offset..<(offset + columns)], into: &found)
                 }
             }
         }
@@ -287,7 +300,7 @@ struct CandidateSearch: Sendable {
 
     /// One row against the frame index, query by query: for plans that search the tables exactly
     /// (`BatchedSearch` needs one piece radius for every query). `crops`: the row's crop
-    /// windows in `plan.cropWindows` order, when they are not held.
+    /// windows in `plan.probedCropWindows` order, when they are not held.
     private func searchFrames(row a: Int, plan: CandidatePlan, crops: ArraySlice<UInt64>?, into found: inout [Candidate]) {
         let rowA = Int32(a)
         frameIndex.forEachNeighbour(of: hashes.frames[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
@@ -300,10 +313,11 @@ struct CandidateSearch: Sendable {
                 if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: rowA, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
             }
         }
-        for (position, k) in plan.cropWindows.enumerated() where hashes.hasWindow(a, k) {
+        for (position, k) in plan.probedCropWindows.enumerated() where hashes.hasWindow(a, k) {
             // Another photo's whole frame is this one's window k: that photo is a crop of this one.
             let window = crops.map { $0[$0.startIndex + position] } ?? hashes.window(a, k)
-            frameIndex.forEachNeighbour(of: window, within: plan.cropRadius, pieceRadius: plan.windowPieceRadius) { b, _ in
+            let pieceRadius = position < plan.cropWindows.count ? plan.windowPieceRadius : 0
+            frameIndex.forEachNeighbour(of: window, within: plan.cropRadius, pieceRadius: pieceRadius) { b, _ in
                 if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
             }
         }

@@ -15,7 +15,7 @@ protocol GroupingFeatureSource: Sendable {
     /// The candidate hashes of these photos for `plan`, one row per id, in the order given
     /// (`holdingCropWindows` as `CompactHashes.init(plan:holdingCropWindows:)`).
     func candidateHashes(of ids: [Int64], plan: CandidatePlan, holdingCropWindows: Bool) throws -> CompactHashes
-    /// The plan's crop windows of these photos, `plan.cropWindows` of each, in the order given
+    /// The plan's crop windows of these photos, `plan.probedCropWindows` of each, in the order given
     /// (0 for a window a photo's worker did not send). Called from the search's threads.
     func cropWindows(of ids: ArraySlice<Int64>, plan: CandidatePlan) throws -> [UInt64]
     /// The layouts of those of these photos that have them.

@@ -34,10 +34,10 @@ extension CullStore: GroupingFeatureSource {
     func cropWindows(of ids: ArraySlice<Int64>, plan: CandidatePlan) throws -> [UInt64] {
         let windows = try windowHashes(of: Array(ids))
         var out: [UInt64] = []
-        out.reserveCapacity(ids.count * plan.cropWindows.count)
+        out.reserveCapacity(ids.count * plan.probedCropWindows.count)
         for id in ids {
             let row = windows[id] ?? []
-            for k in plan.cropWindows { out.append(k < row.count ? row[k] : 0) }
+            for k in plan.probedCropWindows { out.append(k < row.count ? row[k] : 0) }
         }
         return out
     }

@@ -279,9 +279,9 @@ extension CandidatePlan {
             if let contentA, let contentB, close(contentA, contentB, frameRadius, framePieceRadius) { return true }
         }
         guard a.windowPHashes.count == FeatureWindow.hashedCount, b.windowPHashes.count == FeatureWindow.hashedCount else { return false }
-        for k in cropWindows where close(a.windowPHashes[k], b.pHash, cropRadius, windowPieceRadius)
-            || close(b.windowPHashes[k], a.pHash, cropRadius, windowPieceRadius) {
-            return true
+        for k in probedCropWindows {
+            let pieceRadius = cropWindows.contains(k) ? windowPieceRadius : 0
+            if close(a.windowPHashes[k], b.pHash, cropRadius, pieceRadius) || close(b.windowPHashes[k], a.pHash, cropRadius, pieceRadius) { return true }
         }
         return overlayWindows.contains { close(a.windowPHashes[$0], b.windowPHashes[$0], overlayRadius, windowPieceRadius) }
     }
