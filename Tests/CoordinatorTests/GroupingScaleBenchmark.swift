@@ -27,7 +27,8 @@ struct GroupingScaleBenchmark {
         }
 
         func cropWindows(of ids: ArraySlice<Int64>, plan: CandidatePlan) throws -> [UInt64] {
-            ids.flatMap { id in plan.probedCropWindows.map { library.hash(Int(id), slot: $0 + 1) } }
+            let probed = plan.probedCropWindows
+            return ids.flatMap { id in probed.map { library.hash(Int(id), slot: $0 + 1) } }
         }
 
         func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {

@@ -261,6 +261,7 @@ struct CandidateSearch: Sendable {
         let searched = rows?.count ?? hashes.count
         let passes = PassProgress(rows: searched, passes: 1 + plan.overlayWindows.count, report: progress)
         let batched = BatchedSearch(self)
+        let probed = plan.probedCropWindows  // made once, not once a row
         // Pass 1: frames, mirror images and crop windows against the frame index.
         var parts = ParallelChunks.run(count: searched, threads: threads, chunk: BatchedSearch.rowsPerBatch,
                                        shouldStop: stop, progress: passes.advance, initial: { [Candidate]() }) { chunk, found in
@@ -276,8 +277,8 @@ struct CandidateSearch: Sendable {
             } else {
                 for position in chunk {
                     let row = rows?[position] ?? position
-                    let columns = plan.probedCropWindows.count, offset = (position - chunk.lowerBound) * columns
-                    self.searchFrames(row: row, plan: plan, crops: block?[offset..<(offset + columns)], into: &found)
+                    let offset = (position - chunk.lowerBound) * probed.count
+                    self.searchFrames(row: row, plan: plan, probed: probed, crops: block?[offset..<(offset + probed.count)], into: &found)
                 }
             }
         }
@@ -300,8 +301,8 @@ struct CandidateSearch: Sendable {
 
     /// One row against the frame index, query by query: for plans that search the tables exactly
     /// (`BatchedSearch` needs one piece radius for every query). `crops`: the row's crop
-    /// windows in `plan.probedCropWindows` order, when they are not held.
-    private func searchFrames(row a: Int, plan: CandidatePlan, crops: ArraySlice<UInt64>?, into found: inout [Candidate]) {
+    /// windows in `probed` (`plan.probedCropWindows`) order, when they are not held.
+    private func searchFrames(row a: Int, plan: CandidatePlan, probed: [Int], crops: ArraySlice<UInt64>?, into found: inout [Candidate]) {
         let rowA = Int32(a)
         frameIndex.forEachNeighbour(of: hashes.frames[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
             if b > a { found.append(Candidate(a: rowA, b: Int32(b), slotA: 0, slotB: 0)) }
@@ -313,7 +314,7 @@ struct CandidateSearch: Sendable {
                 if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: rowA, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
             }
         }
-        for (position, k) in plan.probedCropWindows.enumerated() where hashes.hasWindow(a, k) {
+        for (position, k) in probed.enumerated() where hashes.hasWindow(a, k) {
             // Another photo's whole frame is this one's window k: that photo is a crop of this one.
             let window = crops.map { $0[$0.startIndex + position] } ?? hashes.window(a, k)
             let pieceRadius = position < plan.cropWindows.count ? plan.windowPieceRadius : 0

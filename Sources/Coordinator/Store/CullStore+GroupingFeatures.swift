@@ -33,11 +33,12 @@ extension CullStore: GroupingFeatureSource {
 
     func cropWindows(of ids: ArraySlice<Int64>, plan: CandidatePlan) throws -> [UInt64] {
         let windows = try windowHashes(of: Array(ids))
+        let probed = plan.probedCropWindows  // made once, not once a photo
         var out: [UInt64] = []
-        out.reserveCapacity(ids.count * plan.probedCropWindows.count)
+        out.reserveCapacity(ids.count * probed.count)
         for id in ids {
             let row = windows[id] ?? []
-            for k in plan.probedCropWindows { out.append(k < row.count ? row[k] : 0) }
+            for k in probed { out.append(k < row.count ? row[k] : 0) }
         }
         return out
     }
