@@ -52,12 +52,20 @@ struct SilentWorkersCommand: AsyncParsableCommand {
         let capacity = self.capacity
         await withTaskGroup(of: Void.self) { group in
             for (index, peer) in peers.enumerated() {
-                peer.send(WireCodec.encode(.hello(.with {
+                let hello = WireCodec.encode(.hello(.with {
                     $0.workerID = "silent-\(index)"; $0.capacity = capacity; $0.pipelineVersion = PhotoAnalyzer.pipelineVersion
-                })))
+                }))
+                peer.send(hello)
                 group.addTask {
                     while let message = await peer.inbox.next() {
-                        if case .job = try? WireCodec.decode(message) { jobs.value.add(1, ordering: .relaxed) }
+                        switch try? WireCodec.decode(message) {
+                        case .job: jobs.value.add(1, ordering: .relaxed)
+                        case .protocolError(let error) where error.code == .unknownPeer:
+                            // Dropped (as silent, when this process was starved of the CPU):
+                            // introduce itself again, as the protocol asks of every worker.
+                            peer.send(hello)
+                        default: break
+                        }
                     }
                 }
             }

@@ -111,6 +111,52 @@ struct SchedulerTests {
         #expect(Scheduler.quarantine(afterMissing: 1) == .seconds(10) && Scheduler.quarantine(afterMissing: 40) == .seconds(600))
     }
 
+    @Test("a worker that leaves or is dropped as silent and says HELLO again keeps its missed deadlines and quarantine; one in good standing comes back fresh")
+    func departedWorkersKeepTheirDebts() {
+        let clock = CoordinatorClock()
+        let (scheduler, dispatch, attempts) = twoWorkers(capacity: 2, clock: clock)
+        let first = dispatch(4, .seconds(1))
+        for job in first["fair", default: []] {
+            #expect(scheduler.resultArrived(result(job, attempt: attempts()[job]!), from: "fair") == .accepted)
+        }
+        clock.advance(by: .seconds(2))
+        #expect(scheduler.expired().count == 2)
+        #expect(scheduler.worker("hog")?.missedDeadlines == 2 && scheduler.worker("hog")?.credit(at: clock.now) == 0)
+        func hello(_ id: String) {
+            _ = scheduler.register(workerID: id, hello: .with { $0.workerID = id; $0.capacity = 2 }, routingID: Array(id.utf8))
+        }
+        // DISCONNECT (or dropped as silent: the same `remove`), then HELLO: still quarantined.
+        _ = scheduler.remove(workerID: "hog")
+        #expect(scheduler.worker("hog") == nil)
+        hello("hog")
+        #expect(scheduler.worker("hog")?.missedDeadlines == 2 && scheduler.worker("hog")?.credit(at: clock.now) == 0, "leaving washed nothing away")
+        #expect(dispatch(2, .seconds(60))["hog"] == nil, "no work while quarantined")
+        // Leaving again keeps it again.
+        _ = scheduler.remove(workerID: "hog")
+        hello("hog")
+        #expect(scheduler.worker("hog")?.missedDeadlines == 2)
+        // A worker in good standing leaves nothing behind and comes back with its starting credit.
+        _ = scheduler.remove(workerID: "fair")
+        hello("fair")
+        #expect(scheduler.worker("fair")?.missedDeadlines == 0 && scheduler.worker("fair")?.credit(at: clock.now) == Scheduler.startingCredit)
+    }
+
+    @Test("departed workers' debts are bounded: past the capacity the oldest are forgotten")
+    func departedWorkersBounded() {
+        var departed = DepartedWorkers(capacity: 3)
+        func owing(_ id: String) -> Scheduler.Worker {
+            var worker = Scheduler.Worker(id: id, routingID: [], hello: .init(), lastHeard: .now, joined: .now)
+            worker.missedDeadlines = 1
+            return worker
+        }
+        for id in ["a", "b", "c", "d"] { departed.remember(owing(id)) }
+        departed.remember(Scheduler.Worker(id: "clean", routingID: [], hello: .init(), lastHeard: .now, joined: .now))
+        #expect(departed.count == 3, "at most the capacity, and nothing for a worker that owes nothing")
+        #expect(departed.take("a") == nil, "the oldest forgotten")
+        #expect(departed.take("b")?.missedDeadlines == 1 && departed.take("b") == nil)
+        #expect(departed.take("clean") == nil)
+    }
+
     @Test("credit is earned: a worker announcing a capacity of 1,000 holds 2 jobs until it answers, then 4, 8, … up to its capacity")
     func earnedCredit() {
         let clock = CoordinatorClock()

@@ -112,6 +112,8 @@ final class Scheduler: Sendable {
         /// worker. Bounded: forgotten oldest first past `maxProbationTakeBacks`.
         var probationTakeBacks: [Int64: (attempt: Int64, workerID: String)] = [:]
         var probationTakeBackOrder: Deque<Int64> = []
+        /// What workers that went away owed, for when they come back.
+        var departed = DepartedWorkers()
     }
 
     static let maxProbationTakeBacks = 4096
@@ -129,8 +131,9 @@ final class Scheduler: Sendable {
 
     /// Registers a worker after HELLO, under `workerID` (the key its routing id gives every
     /// later message). A worker already known (it restarted or reconnected) loses the jobs it
-    /// held: they are returned for taking back. It keeps its missed deadlines and quarantine:
-    /// saying HELLO again must not wash away what it owes (it starts on probation again).
+    /// held: they are returned for taking back. It keeps its missed deadlines and quarantine,
+    /// as does one that left or was dropped as silent (`DepartedWorkers`): saying HELLO again
+    /// must not wash away what it owes (it starts on probation again).
     func register(workerID: String, hello: Cull_V1_Hello, routingID: [UInt8], keyName: String? = nil) -> [CullStore.TakeBackRequest] {
         state.withLock { state in
             let orphaned = state.release(workerID: workerID)
@@ -139,6 +142,9 @@ final class Scheduler: Sendable {
             if let known = state.workers[workerID] {
                 worker.missedDeadlines = known.missedDeadlines
                 worker.quarantinedUntil = known.quarantinedUntil
+            } else if let owed = state.departed.take(workerID) {
+                worker.missedDeadlines = owed.missedDeadlines
+                worker.quarantinedUntil = owed.quarantinedUntil
             }
             state.workers[workerID] = worker
             return orphaned
@@ -155,7 +161,7 @@ final class Scheduler: Sendable {
             let held = state.release(workerID: workerID)
             // Jobs assigned to it but not yet recorded stay in `assigning`: `dispatched` sees the
             // worker is gone and the dispatcher takes them back through SQLite.
-            state.workers[workerID] = nil
+            if let gone = state.workers.removeValue(forKey: workerID) { state.departed.remember(gone) }
             return held
         }
     }
