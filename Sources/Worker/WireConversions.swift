@@ -23,6 +23,8 @@ extension Cull_V1_Features {
         captureTime = features.metadata.captureTime ?? ""
         cameraMake = features.metadata.cameraMake ?? ""
         cameraModel = features.metadata.cameraModel ?? ""
+        software = features.metadata.software ?? ""
+        modifyTime = features.metadata.modifyTime ?? ""
         source = features.fromPreview ? .embeddedPreview : .mainImage
         mirrorPhash = features.mirrorPHash
         chroma = Data(features.chroma)

@@ -28,6 +28,19 @@ struct ExifReaderTests {
         #expect(ExifReader.read(tiff: block[...]) == metadata, "a HEIF Exif item (the bare TIFF block) reads the same")
     }
 
+    @Test("Software and DateTime (ModifyDate) as written: a camera's, and an editor's export that kept the camera's EXIF")
+    func softwareAndModifyTime() throws {
+        let camera = ExifReader.read(tiff: block[...])
+        #expect(camera.software == "cull-bench" && camera.modifyTime == "2024:06:01 10:02:03")
+        var export = CameraEXIF.Shot(width: 4000, height: 3000, captureTime: "2024:06:01 10:02:03")
+        export.subSeconds = "45"
+        export.software = "Adobe Photoshop Lightroom Classic 13.0 (Windows)"
+        export.modifyTime = "2024:06:03 21:14:55"
+        let exported = ExifReader.read(tiff: CameraEXIF.block(for: export, thumbnail: thumbnail)[...])
+        #expect(exported.software == "Adobe Photoshop Lightroom Classic 13.0 (Windows)" && exported.modifyTime == "2024:06:03 21:14:55")
+        #expect(exported.cameraMake == camera.cameraMake && exported.captureTime == camera.captureTime)
+    }
+
     @Test("a block cut short keeps what lies before the cut; no block, or another APP1, reads as nothing")
     func partialBlocks() throws {
         // IFD0 and the Exif IFD come first, the thumbnail last: cut inside the thumbnail.

@@ -33,6 +33,23 @@ struct KeeperPolicyTests {
         #expect(chosen.reason == .original)
     }
 
+    @Test("an editor's export that kept the camera's EXIF is no camera original: its Software names an editor, or its ModifyDate is past the capture")
+    func editorsExports() {
+        let taken = "2024:06:01 10:02:03.45+02:00"
+        func original(_ software: String?, _ modified: String?) -> Bool {
+            CullStore.isCameraOriginal(format: "jpeg", hasCamera: true, captureTime: taken, software: software, modifyTime: modified)
+        }
+        #expect(original(nil, nil), "no tags (a row from before them): as before")
+        #expect(original("Ver.1.01", "2024:06:01 10:02:03"), "a camera's firmware, DateTime the capture's")
+        #expect(original("17.1", "2024:06:01 10:02:58"), "an iPhone's, stamped within the minute")
+        #expect(original("HDR+ 1.0.641377693z", "2024:06:01 10:02:04"))
+        #expect(!original("Adobe Photoshop Lightroom Classic 13.0 (Windows)", "2024:06:01 10:02:03"), "an editor, whatever the time")
+        #expect(!original("GIMP 2.10.34", nil) && !original("darktable 4.6.1", nil) && !original("Capture One 23 Macintosh", nil))
+        #expect(!original("Ver.1.01", "2024:06:03 21:14:55"), "saved two days after the shot")
+        #expect(original("Ver.1.01", "0000:00:00 00:00:00"), "a ModifyDate that is no date says nothing")
+        #expect(!CullStore.isCameraOriginal(format: "png", hasCamera: true, captureTime: taken), "PNG: never, as before")
+    }
+
     @Test("an upscaled copy never wins, whatever the chain: more pixels than the camera original it came from")
     func upscaled() {
         let members = [member("/l/IMG_1.jpg", original: true, captured: 100), member("/l/big.jpg", pixels: (3200, 2400), size: 9_000_000),

@@ -99,13 +99,15 @@ public enum TIFFDecoder {
         return Decoded(pixels: pixels, width: width, height: height, orientation: orientation)
     }
 
-    /// Make and Model from the first directory, DateTimeOriginal (with its fraction and offset)
-    /// from the EXIF directory it points to, all through libtiff.
+    /// Make, Model, Software and DateTime from the first directory, DateTimeOriginal (with its
+    /// fraction and offset) from the EXIF directory it points to, all through libtiff.
     private static func metadata(_ tiff: OpaquePointer, orientation: Int) -> PhotoMetadata {
         var metadata = PhotoMetadata()
         metadata.orientation = orientation
         metadata.cameraMake = string(tiff, TIFFTAG_MAKE)
         metadata.cameraModel = string(tiff, TIFFTAG_MODEL)
+        metadata.software = string(tiff, TIFFTAG_SOFTWARE)
+        metadata.modifyTime = string(tiff, TIFFTAG_DATETIME)
         var exifOffset: UInt64 = 0
         guard cull_tiff_uint64(tiff, UInt32(TIFFTAG_EXIFIFD), &exifOffset) == 1, exifOffset > 0,
               TIFFReadEXIFDirectory(tiff, exifOffset) == 1 else { return metadata }

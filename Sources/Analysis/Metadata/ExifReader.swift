@@ -1,7 +1,7 @@
 import CExif
 
 /// Reads the EXIF tags cull stores with libexif (Debian's libexif12): capture time, camera,
-/// orientation and the embedded JPEG thumbnail, from a JPEG's APP1 "Exif" payload or a HEIF
+/// orientation, the software that saved the file and when, and the embedded JPEG thumbnail, from a JPEG's APP1 "Exif" payload or a HEIF
 /// Exif item. A block libexif cannot parse yields what it could read (often nothing), never
 /// an error: metadata is a bonus, the pixels are the photo.
 ///
@@ -44,6 +44,8 @@ public enum ExifReader {
         }
         metadata.cameraMake = ascii(data, EXIF_IFD_0, EXIF_TAG_MAKE)
         metadata.cameraModel = ascii(data, EXIF_IFD_0, EXIF_TAG_MODEL)
+        metadata.software = ascii(data, EXIF_IFD_0, EXIF_TAG_SOFTWARE)
+        metadata.modifyTime = ascii(data, EXIF_IFD_0, EXIF_TAG_DATE_TIME)
         metadata.captureTime = PhotoMetadata.captureTime(
             original: ascii(data, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL),
             subSeconds: ascii(data, EXIF_IFD_EXIF, EXIF_TAG_SUB_SEC_TIME_ORIGINAL),

@@ -7,6 +7,11 @@ public struct PhotoMetadata: Sendable, Equatable {
     public var captureTime: String?
     public var cameraMake: String?
     public var cameraModel: String?
+    /// Software (IFD0): the camera's firmware, or the editor that saved the file.
+    public var software: String?
+    /// DateTime (IFD0, exiftool's ModifyDate) as written: when the file was last saved. A
+    /// camera writes its capture time; an editor, the time it saved.
+    public var modifyTime: String?
     /// The embedded JPEG thumbnail (EXIF IFD1), if any.
     public var thumbnail: [UInt8]?
 

@@ -14,6 +14,10 @@ public enum CameraEXIF {
         public var subSeconds: String? = nil
         public var make = "Cull Bench Optics"
         public var model = "CB-12 (synthetic 12 MP)"
+        /// Software (IFD0): a camera's firmware, or the editor that saved an export.
+        public var software = "cull-bench"
+        /// DateTime (IFD0, ModifyDate); nil: the capture time, as a camera writes it.
+        public var modifyTime: String? = nil
 
         public init(width: Int, height: Int, captureTime: String) {
             self.width = width
@@ -54,8 +58,8 @@ public enum CameraEXIF {
             .rational(0x011A, 72, 1),         // XResolution
             .rational(0x011B, 72, 1),         // YResolution
             .short(0x0128, 2),                // ResolutionUnit: inches
-            .ascii(0x0131, "cull-bench"),     // Software
-            .ascii(0x0132, shot.captureTime), // DateTime
+            .ascii(0x0131, shot.software),    // Software
+            .ascii(0x0132, shot.modifyTime ?? shot.captureTime), // DateTime
             .short(0x0213, 2),                // YCbCrPositioning: co-sited
             .long(0x8769, UInt32(exifIFDOffset)),
         ]

@@ -21,7 +21,8 @@ extension CullStore {
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, p.width, p.height, p.size, p.sharpness,
                     p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash,
-                    p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns, p.device, p.inode
+                    p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns, p.device, p.inode,
+                    p.software, p.modify_time
                 FROM photos p JOIN photo_seen s ON s.photo_id = p.id LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ? AND s.seen_generation = ? AND p.status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
@@ -36,7 +37,8 @@ extension CullStore {
                     pHash: UInt64(bitPattern: row[3] ?? 0), dHash: UInt64(bitPattern: row[4] ?? 0),
                     width: row[5] ?? 0, height: row[6] ?? 0, fileSize: row[7], modified: row[16], device: row[17] ?? 0, inode: row[18] ?? 0,
                     sharpness: row[8] ?? 0, fromPreview: row[9],
-                    isCameraOriginal: Self.isCameraOriginal(format: row[14], hasCamera: row[15], captureTime: captureText),
+                    isCameraOriginal: Self.isCameraOriginal(format: row[14], hasCamera: row[15], captureTime: captureText,
+                                                            software: row[19], modifyTime: row[20]),
                     isReference: policy.isReference(path),
                     captureTime: captureText.flatMap(CaptureTime.seconds),
                     mirrorPHash: (row[11] as Int64?).map { UInt64(bitPattern: $0) },
@@ -48,11 +50,15 @@ extension CullStore {
     }
 
     /// A camera original, for the keeper chain: the camera's make or model and a capture time
-    /// in its EXIF, in a format cameras write (JPEG, HEIF, TIFF). An export to PNG or WebP, or
-    /// a re-encode whose tool dropped the EXIF, is not one (docs/FEATURES.md, "Keepers").
-    static func isCameraOriginal(format: String?, hasCamera: Bool, captureTime: String?) -> Bool {
-        guard hasCamera, let captureTime, CaptureTime.seconds(captureTime) != nil, let format else { return false }
-        return ["jpeg", "heif", "tiff"].contains(format)
+    /// in its EXIF, in a format cameras write (JPEG, HEIF, TIFF), and not saved by an editor
+    /// (`SavedByEditor`: its Software, or a ModifyDate after the capture). An export to PNG or
+    /// WebP, a re-encode whose tool dropped the EXIF, or an editor's export that kept it, is not
+    /// one (docs/FEATURES.md, "Keepers").
+    static func isCameraOriginal(format: String?, hasCamera: Bool, captureTime: String?,
+                                 software: String? = nil, modifyTime: String? = nil) -> Bool {
+        guard hasCamera, let captureTime, CaptureTime.seconds(captureTime) != nil, let format,
+              ["jpeg", "heif", "tiff"].contains(format) else { return false }
+        return !SavedByEditor.says(software: software, captureTime: captureTime, modifyTime: modifyTime)
     }
 
     /// Stores a scan's groups and marks it done, only if it is still the running, current scan
@@ -113,7 +119,7 @@ extension CullStore {
             // (GRDB lowercases every name looked up) was a tenth of such a rescan's time.
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT g.number, g.kind, g.keeper_reason, p.path, m.is_keeper, m.distance, m.relation, p.width, p.height, p.size,
-                    p.capture_time, p.camera_make, p.camera_model, p.format, p.links, p.mtime_ns, p.sha256
+                    p.capture_time, p.camera_make, p.camera_model, p.format, p.links, p.mtime_ns, p.sha256, p.software, p.modify_time
                 FROM groups g JOIN group_members m ON m.group_id = g.id JOIN photos p ON p.id = m.photo_id
                 WHERE g.scan_id = ? ORDER BY g.number, m.is_keeper DESC, p.path
                 """, arguments: [source])
@@ -141,7 +147,8 @@ extension CullStore {
                 member.camera = make.isEmpty && model.isEmpty ? "" : Self.cameraName(make: make, model: model)
                 member.format = row[13] ?? ""
                 member.cameraOriginal = Self.isCameraOriginal(format: member.format, hasCamera: !member.camera.isEmpty,
-                                                              captureTime: member.captureTime.isEmpty ? nil : member.captureTime)
+                                                              captureTime: member.captureTime.isEmpty ? nil : member.captureTime,
+                                                              software: row[17], modifyTime: row[18])
                 member.links = UInt32(clamping: (row[14] as Int64?) ?? 0)
                 member.mtimeNs = row[15]
                 member.sha256 = row[16] ?? Data()

@@ -290,6 +290,14 @@ enum Migrations {
                 ALTER TABLE photos DROP COLUMN seen_generation;
                 """)
         }
+        migrator.registerMigration("v15: the software that saved each photo, and when (an editor's export is no camera original)") { db in
+            // EXIF Software and DateTime (ModifyDate), as workers send them (`Features.software`,
+            // `modify_time`): the keeper chain does not count a file an editor saved as a camera
+            // original (`SavedByEditor`). Rows analysed before hold NULL, and are judged on
+            // their other EXIF fields as before until they are analysed again.
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN software TEXT")
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN modify_time TEXT")
+        }
         return migrator
     }
 }

@@ -78,7 +78,7 @@ private struct OutcomeWriter {
         analysed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'analysed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                 pipeline_version = ?, sha256 = ?, sha256_head_tail = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
-                orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, sharpness = ?,
+                orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, software = ?, modify_time = ?, sharpness = ?,
                 mean_luma = ?, from_preview = ?, error_kind = NULL, error_message = NULL
             WHERE id = ? AND job_id = ? AND status = 'pending'
             """)
@@ -126,7 +126,7 @@ private struct OutcomeWriter {
                     result.generation, result.attempt, pipeline, f.sha256HeadTail ? nil : f.sha256, f.sha256HeadTail ? f.sha256 : nil,
                     Int64(bitPattern: f.phash),
                     Int64(bitPattern: f.dhash), f.width, f.height, f.format, f.orientation,
-                    f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty,
+                    f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty, f.software.nilIfEmpty, f.modifyTime.nilIfEmpty,
                     f.sharpness, f.meanLuma, f.mayComeFromPreview(fullDecode: fullDecode), outcome.photoID, result.jobID,
                 ])
                 guard db.changesCount > 0 else {  // not this job's pending photo

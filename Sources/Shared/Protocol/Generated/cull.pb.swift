@@ -424,6 +424,21 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
     set {_uniqueStorage()._sha256HeadTail = newValue}
   }
 
+  /// EXIF Software (IFD0 0x0131) and DateTime (0x0132, the file's ModifyDate), as written; ""
+  /// if absent. An editor's name, or a ModifyDate well after DateTimeOriginal, marks a file
+  /// saved by an editor (an export that kept its camera's EXIF), which the keeper chain does not
+  /// count as a camera original (docs/FEATURES.md, "Keepers"). Empty from workers before this
+  /// field: such files are judged on the other EXIF fields alone, as before.
+  public var software: String {
+    get {_storage._software}
+    set {_uniqueStorage()._software = newValue}
+  }
+
+  public var modifyTime: String {
+    get {_storage._modifyTime}
+    set {_uniqueStorage()._modifyTime = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1577,7 +1592,7 @@ nonisolated extension Cull_V1_Job: SwiftProtobuf.Message, SwiftProtobuf._Message
 
 nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Features"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0\u{3}sha256_head_tail\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0\u{3}sha256_head_tail\0\u{1}software\0\u{3}modify_time\0")
 
   fileprivate class _StorageClass {
     var _sha256: Data = Data()
@@ -1602,6 +1617,8 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
     var _content: Cull_V1_ContentBox? = nil
     var _chroma: Data = Data()
     var _sha256HeadTail: Bool = false
+    var _software: String = String()
+    var _modifyTime: String = String()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1634,6 +1651,8 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       _content = source._content
       _chroma = source._chroma
       _sha256HeadTail = source._sha256HeadTail
+      _software = source._software
+      _modifyTime = source._modifyTime
     }
   }
 
@@ -1674,6 +1693,8 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         case 20: try { try decoder.decodeSingularMessageField(value: &_storage._content) }()
         case 21: try { try decoder.decodeSingularBytesField(value: &_storage._chroma) }()
         case 22: try { try decoder.decodeSingularBoolField(value: &_storage._sha256HeadTail) }()
+        case 23: try { try decoder.decodeSingularStringField(value: &_storage._software) }()
+        case 24: try { try decoder.decodeSingularStringField(value: &_storage._modifyTime) }()
         default: break
         }
       }
@@ -1752,6 +1773,12 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       if _storage._sha256HeadTail != false {
         try visitor.visitSingularBoolField(value: _storage._sha256HeadTail, fieldNumber: 22)
       }
+      if !_storage._software.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._software, fieldNumber: 23)
+      }
+      if !_storage._modifyTime.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._modifyTime, fieldNumber: 24)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1783,6 +1810,8 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         if _storage._content != rhs_storage._content {return false}
         if _storage._chroma != rhs_storage._chroma {return false}
         if _storage._sha256HeadTail != rhs_storage._sha256HeadTail {return false}
+        if _storage._software != rhs_storage._software {return false}
+        if _storage._modifyTime != rhs_storage._modifyTime {return false}
         return true
       }
       if !storagesAreEqual {return false}
