@@ -25,6 +25,10 @@ extension Cull_V1_Features {
         cameraModel = features.metadata.cameraModel ?? ""
         software = features.metadata.software ?? ""
         modifyTime = features.metadata.modifyTime ?? ""
+        exposureTime = features.metadata.exposureTime ?? 0
+        fNumber = features.metadata.fNumber ?? 0
+        iso = UInt32(clamping: features.metadata.iso ?? 0)
+        exposureBias = features.metadata.exposureBias ?? 0
         source = features.fromPreview ? .embeddedPreview : .mainImage
         mirrorPhash = features.mirrorPHash
         chroma = Data(features.chroma)

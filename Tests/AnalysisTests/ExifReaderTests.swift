@@ -41,6 +41,17 @@ struct ExifReaderTests {
         #expect(exported.cameraMake == camera.cameraMake && exported.captureTime == camera.captureTime)
     }
 
+    @Test("exposure settings: ExposureTime, FNumber, ISO, and ExposureBiasValue when written (a bracket's frame at -2/3 EV)")
+    func exposureSettings() throws {
+        let camera = ExifReader.read(tiff: block[...])
+        #expect(camera.exposureTime == 1.0 / 125 && camera.fNumber == 5.6 && camera.iso == 200 && camera.exposureBias == nil)
+        var frame = CameraEXIF.Shot(width: 4000, height: 3000, captureTime: "2024:06:01 10:02:03")
+        frame.exposureTime = (1, 200)
+        frame.exposureBias = (-2, 3)
+        let read = ExifReader.read(tiff: CameraEXIF.block(for: frame, thumbnail: thumbnail)[...])
+        #expect(read.exposureTime == 1.0 / 200 && read.exposureBias == -2.0 / 3)
+    }
+
     @Test("a block cut short keeps what lies before the cut; no block, or another APP1, reads as nothing")
     func partialBlocks() throws {
         // IFD0 and the Exif IFD come first, the thumbnail last: cut inside the thumbnail.

@@ -43,6 +43,26 @@ struct SimilarShotsTests {
         #expect(judge.relation(original, photo(5, "/later.jpg", time: "2024:06:01 10:02:09"), frames) == nil)
     }
 
+    @Test("a bracket without fractions of a second: one time, other exposure settings, similar; an edit keeps its settings and stays near; unknown settings say nothing")
+    func bracketAtOneTime() {
+        let judge = PairJudge()
+        let frames = Grouper.Pairing(slotA: 0, slotB: 0)
+        func shot(_ id: Int64, _ time: Double, bias: Double?, known: Bool = true) -> GroupingPhoto {
+            var photo = photo(id, "/\(id).jpg", time: "2024:06:01 10:02:03")
+            photo.exposure = known ? ShotSettings.key(exposureTime: time, fNumber: 5.6, iso: 200, exposureBias: bias) : 0
+            return photo
+        }
+        let middle = shot(1, 1.0 / 125, bias: 0)
+        #expect(judge.relation(middle, shot(2, 1.0 / 200, bias: -2.0 / 3), frames) == .similar)
+        #expect(judge.relation(middle, shot(3, 1.0 / 125, bias: 0.7), frames) == .similar, "the bias alone differs")
+        #expect(judge.relation(middle, shot(4, 1.0 / 125, bias: 0), frames) == .near, "an edit: the same settings")
+        #expect(judge.relation(middle, shot(5, 1.0 / 200, bias: -2.0 / 3, known: false), frames) == .near, "a row without settings")
+        #expect(ShotSettings.key(exposureTime: nil, fNumber: nil, iso: nil, exposureBias: 0) == 0, "0 EV alone is what no settings send")
+        #expect(ShotSettings.key(exposureTime: .nan, fNumber: -1, iso: 0, exposureBias: .infinity) == 0, "no setting, not a crash")
+        #expect(ShotSettings.key(exposureTime: 1.0 / 125, fNumber: 5.6, iso: 200, exposureBias: nil)
+            == ShotSettings.key(exposureTime: 0.008000000001, fNumber: 5.6, iso: 200, exposureBias: nil), "rounded, as written")
+    }
+
     /// A smooth textured thumbnail; `lit` brightens the region right of 0.5 and above 0.5 of
     /// the frame by 40%: the same view with part of the scene lit differently.
     static func sceneThumbnail(lit: Bool = false) -> [UInt8] {

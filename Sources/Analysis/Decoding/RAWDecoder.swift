@@ -156,6 +156,11 @@ public enum RAWDecoder {
         }
         metadata.cameraMake = text(raw.pointee.idata.make)
         metadata.cameraModel = text(raw.pointee.idata.model)
+        // Exposure settings as LibRaw reads them from the maker's tags (no exposure bias).
+        let other = raw.pointee.other
+        metadata.exposureTime = other.shutter > 0 ? Double(other.shutter) : nil
+        metadata.fNumber = other.aperture > 0 ? Double(other.aperture) : nil
+        metadata.iso = other.iso_speed >= 1 ? Int(other.iso_speed.rounded()) : nil
         // LibRaw turns EXIF's DateTimeOriginal into a time_t with the local time zone (mktime):
         // localtime gives the fields back as written.
         var timestamp = raw.pointee.other.timestamp

@@ -1,7 +1,8 @@
 import CExif
 
 /// Reads the EXIF tags cull stores with libexif (Debian's libexif12): capture time, camera,
-/// orientation, the software that saved the file and when, and the embedded JPEG thumbnail, from a JPEG's APP1 "Exif" payload or a HEIF
+/// orientation, the software that saved the file and when, the exposure settings, and the
+/// embedded JPEG thumbnail, from a JPEG's APP1 "Exif" payload or a HEIF
 /// Exif item. A block libexif cannot parse yields what it could read (often nothing), never
 /// an error: metadata is a bonus, the pixels are the photo.
 ///
@@ -46,6 +47,10 @@ public enum ExifReader {
         metadata.cameraModel = ascii(data, EXIF_IFD_0, EXIF_TAG_MODEL)
         metadata.software = ascii(data, EXIF_IFD_0, EXIF_TAG_SOFTWARE)
         metadata.modifyTime = ascii(data, EXIF_IFD_0, EXIF_TAG_DATE_TIME)
+        metadata.exposureTime = rational(data, EXIF_IFD_EXIF, EXIF_TAG_EXPOSURE_TIME, order)
+        metadata.fNumber = rational(data, EXIF_IFD_EXIF, EXIF_TAG_FNUMBER, order)
+        metadata.iso = short(data, EXIF_IFD_EXIF, EXIF_TAG_ISO_SPEED_RATINGS, order).map(Int.init).flatMap { $0 > 0 ? $0 : nil }
+        metadata.exposureBias = signedRational(data, EXIF_IFD_EXIF, EXIF_TAG_EXPOSURE_BIAS_VALUE, order)
         metadata.captureTime = PhotoMetadata.captureTime(
             original: ascii(data, EXIF_IFD_EXIF, EXIF_TAG_DATE_TIME_ORIGINAL),
             subSeconds: ascii(data, EXIF_IFD_EXIF, EXIF_TAG_SUB_SEC_TIME_ORIGINAL),
@@ -62,6 +67,24 @@ public enum ExifReader {
         guard let entry = cull_exif_entry(data, ifd, tag), entry.pointee.format == EXIF_FORMAT_SHORT,
               entry.pointee.components >= 1, entry.pointee.size >= 2, let value = entry.pointee.data else { return nil }
         return exif_get_short(value, order)
+    }
+
+    /// A positive RATIONAL value (the first of its components); nil when absent or zero over zero.
+    private static func rational(_ data: UnsafeMutablePointer<ExifData>, _ ifd: ExifIfd, _ tag: ExifTag, _ order: ExifByteOrder) -> Double? {
+        guard let entry = cull_exif_entry(data, ifd, tag), entry.pointee.format == EXIF_FORMAT_RATIONAL,
+              entry.pointee.components >= 1, entry.pointee.size >= 8, let value = entry.pointee.data else { return nil }
+        let fraction = exif_get_rational(value, order)
+        guard fraction.denominator > 0, fraction.numerator > 0 else { return nil }
+        return Double(fraction.numerator) / Double(fraction.denominator)
+    }
+
+    /// A SRATIONAL value (the first of its components); nil when absent or over zero.
+    private static func signedRational(_ data: UnsafeMutablePointer<ExifData>, _ ifd: ExifIfd, _ tag: ExifTag, _ order: ExifByteOrder) -> Double? {
+        guard let entry = cull_exif_entry(data, ifd, tag), entry.pointee.format == EXIF_FORMAT_SRATIONAL,
+              entry.pointee.components >= 1, entry.pointee.size >= 8, let value = entry.pointee.data else { return nil }
+        let fraction = exif_get_srational(value, order)
+        guard fraction.denominator != 0 else { return nil }
+        return Double(fraction.numerator) / Double(fraction.denominator)
     }
 
     /// An ASCII value up to its first NUL, spaces trimmed; nil when empty or not ASCII-typed.

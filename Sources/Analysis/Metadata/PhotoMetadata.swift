@@ -12,6 +12,12 @@ public struct PhotoMetadata: Sendable, Equatable {
     /// DateTime (IFD0, exiftool's ModifyDate) as written: when the file was last saved. A
     /// camera writes its capture time; an editor, the time it saved.
     public var modifyTime: String?
+    /// Exposure settings (ExposureTime in seconds, FNumber, ISO, ExposureBiasValue in EV): a
+    /// bracket's frames share a capture time and differ here.
+    public var exposureTime: Double?
+    public var fNumber: Double?
+    public var iso: Int?
+    public var exposureBias: Double?
     /// The embedded JPEG thumbnail (EXIF IFD1), if any.
     public var thumbnail: [UInt8]?
 

@@ -18,6 +18,10 @@ public enum CameraEXIF {
         public var software = "cull-bench"
         /// DateTime (IFD0, ModifyDate); nil: the capture time, as a camera writes it.
         public var modifyTime: String? = nil
+        /// ExposureTime (seconds, as a fraction) and ExposureBiasValue (EV, as a fraction; nil:
+        /// not written), which a bracket's frames change.
+        public var exposureTime: (numerator: UInt32, denominator: UInt32) = (1, 125)
+        public var exposureBias: (numerator: Int32, denominator: Int32)? = nil
 
         public init(width: Int, height: Int, captureTime: String) {
             self.width = width
@@ -66,8 +70,8 @@ public enum CameraEXIF {
     }
 
     private static func exifIFD(_ shot: Shot) -> [TIFFWriter.Entry] {
-        [
-            .rational(0x829A, 1, 125),        // ExposureTime
+        var entries: [TIFFWriter.Entry] = [
+            .rational(0x829A, shot.exposureTime.numerator, shot.exposureTime.denominator), // ExposureTime
             .rational(0x829D, 56, 10),        // FNumber
             .short(0x8822, 2),                // ExposureProgram: normal
             .short(0x8827, 200),              // ISO
@@ -76,14 +80,20 @@ public enum CameraEXIF {
             .ascii(0x9004, shot.captureTime), // DateTimeDigitized
             .ascii(0x9010, shot.utcOffset),   // OffsetTime
             .ascii(0x9011, shot.utcOffset),   // OffsetTimeOriginal
+        ]
+        if let bias = shot.exposureBias { entries.append(.srational(0x9204, bias.numerator, bias.denominator)) } // ExposureBiasValue
+        entries += [
             .undefined(0x9101, [1, 2, 3, 0]), // ComponentsConfiguration: YCbCr
             .rational(0x920A, 50, 1),         // FocalLength
-        ] + (shot.subSeconds.map { [TIFFWriter.Entry.ascii(0x9291, $0)] } ?? []) + [  // SubSecTimeOriginal
+        ]
+        if let subSeconds = shot.subSeconds { entries.append(.ascii(0x9291, subSeconds)) } // SubSecTimeOriginal
+        entries += [
             .undefined(0xA000, Array("0100".utf8)),
             .short(0xA001, 1),                // ColorSpace: sRGB
             .long(0xA002, UInt32(shot.width)),
             .long(0xA003, UInt32(shot.height)),
         ]
+        return entries
     }
 
     private static func ifd1(thumbnailOffset: Int, length: Int) -> [TIFFWriter.Entry] {

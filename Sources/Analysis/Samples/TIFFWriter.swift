@@ -29,6 +29,11 @@ public struct TIFFWriter {
             Entry(tag: tag, type: .rational, count: 1, value: littleEndian(numerator) + littleEndian(denominator))
         }
 
+        public static func srational(_ tag: UInt16, _ numerator: Int32, _ denominator: Int32) -> Entry {
+            Entry(tag: tag, type: .srational, count: 1,
+                  value: littleEndian(UInt32(bitPattern: numerator)) + littleEndian(UInt32(bitPattern: denominator)))
+        }
+
         public static func undefined(_ tag: UInt16, _ bytes: [UInt8]) -> Entry {
             Entry(tag: tag, type: .undefined, count: UInt32(bytes.count), value: bytes)
         }

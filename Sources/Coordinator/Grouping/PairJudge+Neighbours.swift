@@ -47,7 +47,7 @@ extension PairJudge {
         // Shots of one moment share their colours (a burst, a bracket's exposures); different
         // graphics alike in gray levels do not (`ChromaLayout`, as for candidates).
         guard best.difference <= similarConfirmation, !Self.coloursDisagree(a, b, best.pairing), !Self.plainColoursDiffer(a, b) else { return false }
-        if let ta = a.captureTime, let tb = b.captureTime, ta != tb { return abs(ta - tb) <= similarWindow }
+        if a.isOtherShot(than: b), let ta = a.captureTime, let tb = b.captureTime { return abs(ta - tb) <= similarWindow }
         // The limit is a share of what the frames show: a plain background, alike in any two
         // graphics on one colour, is no evidence that they are one moment (different pictures of
         // a few shapes on one background changed under a quarter of the frame). Whether the

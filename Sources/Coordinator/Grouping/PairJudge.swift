@@ -70,8 +70,9 @@ struct PairJudge: Sendable {
             let holds = pairings.contains(Grouper.Pairing(slotA: 0, slotB: 0)) && PerceptualHash.distance(a.dHash, b.dHash) <= dHashThreshold
             return holds ? .near : nil
         }
-        // Both say when they were taken, at different times: different shots whatever they look like.
-        let otherShots = a.captureTime != nil && b.captureTime != nil && a.captureTime != b.captureTime
+        // Both say when they were taken, at different times or with other exposure settings
+        // (a bracket): different shots whatever they look like.
+        let otherShots = a.isOtherShot(than: b)
         var changeSeen: Grouper.Pairing?, coloursDiffer = false, followNoEdit = false
         // Plain graphics are judged on their colours where they line up best (`plainGraphicsVerdict`).
         var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?

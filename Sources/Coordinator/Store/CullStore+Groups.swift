@@ -22,7 +22,7 @@ extension CullStore {
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, p.width, p.height, p.size, p.sharpness,
                     p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash,
                     p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns, p.device, p.inode,
-                    p.software, p.modify_time
+                    p.software, p.modify_time, p.exposure_time, p.f_number, p.iso, p.exposure_bias
                 FROM photos p JOIN photo_seen s ON s.photo_id = p.id LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ? AND s.seen_generation = ? AND p.status = ?
                 """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
@@ -41,6 +41,7 @@ extension CullStore {
                                                             software: row[19], modifyTime: row[20]),
                     isReference: policy.isReference(path),
                     captureTime: captureText.flatMap(CaptureTime.seconds),
+                    exposure: ShotSettings.key(exposureTime: row[21], fNumber: row[22], iso: row[23], exposureBias: row[24]),
                     mirrorPHash: (row[11] as Int64?).map { UInt64(bitPattern: $0) },
                     contentBox: ContentBoxColumn.decode(row[12]),
                     contentPHash: (row[13] as Int64?).map { UInt64(bitPattern: $0) }))

@@ -298,6 +298,16 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN software TEXT")
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN modify_time TEXT")
         }
+        migrator.registerMigration("v16: exposure settings (a bracket's frames share a capture time, not their settings)") { db in
+            // EXIF ExposureTime, FNumber, ISO and ExposureBiasValue, as workers send them
+            // (`Features.exposure_time`…): photos taken at one time with other settings are
+            // other shots (`ShotSettings`). Rows analysed before hold NULL: told apart by their
+            // capture times alone, as before.
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN exposure_time REAL")
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN f_number REAL")
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN iso INTEGER")
+            try db.execute(sql: "ALTER TABLE photos ADD COLUMN exposure_bias REAL")
+        }
         return migrator
     }
 }

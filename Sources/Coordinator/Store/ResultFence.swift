@@ -78,7 +78,8 @@ private struct OutcomeWriter {
         analysed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'analysed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
                 pipeline_version = ?, sha256 = ?, sha256_head_tail = ?, phash = ?, dhash = ?, width = ?, height = ?, format = ?,
-                orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, software = ?, modify_time = ?, sharpness = ?,
+                orientation = ?, capture_time = ?, camera_make = ?, camera_model = ?, software = ?, modify_time = ?,
+                exposure_time = ?, f_number = ?, iso = ?, exposure_bias = ?, sharpness = ?,
                 mean_luma = ?, from_preview = ?, error_kind = NULL, error_message = NULL
             WHERE id = ? AND job_id = ? AND status = 'pending'
             """)
@@ -120,6 +121,8 @@ private struct OutcomeWriter {
                     try refuse(outcome, why)
                     continue
                 }
+                // A worker sends 0 for a setting the file does not have (0 EV as well).
+                let exposureKnown = f.exposureTime.setting != nil || f.fNumber.setting != nil || f.iso != 0
                 try analysed.execute(arguments: [
                     // A digest of the head and tail only is kept apart: `sha256` is always of the
                     // whole file, the only digest that ever calls two files identical.
@@ -127,6 +130,7 @@ private struct OutcomeWriter {
                     Int64(bitPattern: f.phash),
                     Int64(bitPattern: f.dhash), f.width, f.height, f.format, f.orientation,
                     f.captureTime.nilIfEmpty, f.cameraMake.nilIfEmpty, f.cameraModel.nilIfEmpty, f.software.nilIfEmpty, f.modifyTime.nilIfEmpty,
+                    f.exposureTime.setting, f.fNumber.setting, f.iso == 0 ? nil : Int64(f.iso), exposureKnown ? f.exposureBias.finite : nil,
                     f.sharpness, f.meanLuma, f.mayComeFromPreview(fullDecode: fullDecode), outcome.photoID, result.jobID,
                 ])
                 guard db.changesCount > 0 else {  // not this job's pending photo
@@ -179,6 +183,12 @@ private struct OutcomeWriter {
         if f.windowPhash.count > FeatureWindow.hashedCount { return "\(f.windowPhash.count) window hashes" }
         return nil
     }
+}
+
+extension Double {
+    /// A positive, finite EXIF setting; nil for the 0 a worker sends when there is none.
+    fileprivate var setting: Double? { isFinite && self > 0 ? self : nil }
+    fileprivate var finite: Double? { isFinite ? self : nil }
 }
 
 extension Cull_V1_Features {

@@ -130,6 +130,8 @@ struct GroupingPhoto: Sendable {
     var isReference = false
     /// When it was taken (`CaptureTime.seconds`), if its metadata says.
     var captureTime: Double? = nil
+    /// Its exposure settings (`ShotSettings.key`; 0: not known).
+    var exposure: UInt64 = 0
     /// The mirror image's pHash (nil for rows from before pipeline 4).
     var mirrorPHash: UInt64? = nil
     /// The part of the frame inside plain borders, and its pHash (nil: no borders, or a row

@@ -439,6 +439,31 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
     set {_uniqueStorage()._modifyTime = newValue}
   }
 
+  /// EXIF exposure settings as written (0: absent): ExposureTime (seconds), FNumber, ISO
+  /// (PhotographicSensitivity) and ExposureBiasValue (EV, 0 also when absent). Two photos taken
+  /// at one time to the second with other settings are frames of a bracket: other shots, never
+  /// edits of one photo (docs/FEATURES.md, "Near or similar"). Zero from workers before these
+  /// fields: such photos are told apart by their capture times alone.
+  public var exposureTime: Double {
+    get {_storage._exposureTime}
+    set {_uniqueStorage()._exposureTime = newValue}
+  }
+
+  public var fNumber: Double {
+    get {_storage._fNumber}
+    set {_uniqueStorage()._fNumber = newValue}
+  }
+
+  public var iso: UInt32 {
+    get {_storage._iso}
+    set {_uniqueStorage()._iso = newValue}
+  }
+
+  public var exposureBias: Double {
+    get {_storage._exposureBias}
+    set {_uniqueStorage()._exposureBias = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1592,7 +1617,7 @@ nonisolated extension Cull_V1_Job: SwiftProtobuf.Message, SwiftProtobuf._Message
 
 nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Features"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0\u{3}sha256_head_tail\0\u{1}software\0\u{3}modify_time\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0\u{3}sha256_head_tail\0\u{1}software\0\u{3}modify_time\0\u{3}exposure_time\0\u{3}f_number\0\u{1}iso\0\u{3}exposure_bias\0")
 
   fileprivate class _StorageClass {
     var _sha256: Data = Data()
@@ -1619,6 +1644,10 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
     var _sha256HeadTail: Bool = false
     var _software: String = String()
     var _modifyTime: String = String()
+    var _exposureTime: Double = 0
+    var _fNumber: Double = 0
+    var _iso: UInt32 = 0
+    var _exposureBias: Double = 0
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1653,6 +1682,10 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       _sha256HeadTail = source._sha256HeadTail
       _software = source._software
       _modifyTime = source._modifyTime
+      _exposureTime = source._exposureTime
+      _fNumber = source._fNumber
+      _iso = source._iso
+      _exposureBias = source._exposureBias
     }
   }
 
@@ -1695,6 +1728,10 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         case 22: try { try decoder.decodeSingularBoolField(value: &_storage._sha256HeadTail) }()
         case 23: try { try decoder.decodeSingularStringField(value: &_storage._software) }()
         case 24: try { try decoder.decodeSingularStringField(value: &_storage._modifyTime) }()
+        case 25: try { try decoder.decodeSingularDoubleField(value: &_storage._exposureTime) }()
+        case 26: try { try decoder.decodeSingularDoubleField(value: &_storage._fNumber) }()
+        case 27: try { try decoder.decodeSingularUInt32Field(value: &_storage._iso) }()
+        case 28: try { try decoder.decodeSingularDoubleField(value: &_storage._exposureBias) }()
         default: break
         }
       }
@@ -1779,6 +1816,18 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       if !_storage._modifyTime.isEmpty {
         try visitor.visitSingularStringField(value: _storage._modifyTime, fieldNumber: 24)
       }
+      if _storage._exposureTime.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._exposureTime, fieldNumber: 25)
+      }
+      if _storage._fNumber.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._fNumber, fieldNumber: 26)
+      }
+      if _storage._iso != 0 {
+        try visitor.visitSingularUInt32Field(value: _storage._iso, fieldNumber: 27)
+      }
+      if _storage._exposureBias.bitPattern != 0 {
+        try visitor.visitSingularDoubleField(value: _storage._exposureBias, fieldNumber: 28)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1812,6 +1861,10 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         if _storage._sha256HeadTail != rhs_storage._sha256HeadTail {return false}
         if _storage._software != rhs_storage._software {return false}
         if _storage._modifyTime != rhs_storage._modifyTime {return false}
+        if _storage._exposureTime != rhs_storage._exposureTime {return false}
+        if _storage._fNumber != rhs_storage._fNumber {return false}
+        if _storage._iso != rhs_storage._iso {return false}
+        if _storage._exposureBias != rhs_storage._exposureBias {return false}
         return true
       }
       if !storagesAreEqual {return false}
