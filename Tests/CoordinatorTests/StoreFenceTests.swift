@@ -208,6 +208,24 @@ struct StoreFenceTests {
         #expect(counted.done == 1 && counted.failed == 1)
     }
 
+    @Test("features no photo has are refused before they are stored: EXIF texts past what a worker reads, among the others")
+    func malformedFeatures() {
+        let honest = Cull_V1_Features.with {
+            $0.sha256 = Data(repeating: 1, count: 32); $0.width = 10; $0.height = 10
+            $0.software = String(repeating: "\u{FFFD}", count: 4_095)  // 4 KiB of bytes that are no UTF-8, decoded
+        }
+        #expect(honest.malformation == nil)
+        var hostile = honest
+        hostile.software = String(repeating: "A", count: Cull_V1_Features.exifTextLimit + 1)
+        #expect(hostile.malformation == "an EXIF software of 16385 bytes")
+        hostile = honest
+        hostile.modifyTime = String(repeating: "9", count: 1 << 20)
+        #expect(hostile.malformation?.hasPrefix("an EXIF modify time of") == true)
+        hostile = honest
+        hostile.sha256 = Data(count: 5)
+        #expect(hostile.malformation == "a SHA-256 of 5 bytes")
+    }
+
     @Test("an unwritable database path gets a message saying what to do")
     func unwritable() async throws {
         do {

@@ -117,7 +117,7 @@ private struct OutcomeWriter {
         for outcome in result.outcomes {
             switch outcome.result {
             case .features(let f):
-                if let why = Self.malformed(f) {
+                if let why = f.malformation {
                     try refuse(outcome, why)
                     continue
                 }
@@ -173,16 +173,6 @@ private struct OutcomeWriter {
         failedCount += db.changesCount
         return (analysedCount, failedCount, rejected)
     }
-
-    /// Why features cannot be a photo's, or nil.
-    static func malformed(_ f: Cull_V1_Features) -> String? {
-        let side = LayoutThumbnail.side
-        if f.sha256.count != 32 { return "a SHA-256 of \(f.sha256.count) bytes" }
-        if f.width == 0 || f.height == 0 { return "no pixel size" }
-        if !f.thumbnail.isEmpty && f.thumbnail.count != side * side { return "a thumbnail of \(f.thumbnail.count) bytes" }
-        if f.windowPhash.count > FeatureWindow.hashedCount { return "\(f.windowPhash.count) window hashes" }
-        return nil
-    }
 }
 
 extension Double {
@@ -192,6 +182,25 @@ extension Double {
 }
 
 extension Cull_V1_Features {
+    /// The most bytes an EXIF text may hold: workers read at most 4 KiB of one (`ExifReader`,
+    /// `TIFFDecoder`), which decoding as UTF-8 can make at most three times as long. More is no
+    /// photo's metadata, and would only fill the database.
+    static let exifTextLimit = 16_384
+
+    /// Why these features cannot be a photo's, or nil.
+    var malformation: String? {
+        let side = LayoutThumbnail.side
+        if sha256.count != 32 { return "a SHA-256 of \(sha256.count) bytes" }
+        if width == 0 || height == 0 { return "no pixel size" }
+        if !thumbnail.isEmpty && thumbnail.count != side * side { return "a thumbnail of \(thumbnail.count) bytes" }
+        if windowPhash.count > FeatureWindow.hashedCount { return "\(windowPhash.count) window hashes" }
+        for (name, text) in [("capture time", captureTime), ("camera make", cameraMake), ("camera model", cameraModel),
+                             ("software", software), ("modify time", modifyTime)] where text.utf8.count > Self.exifTextLimit {
+            return "an EXIF \(name) of \(text.utf8.count) bytes"
+        }
+        return nil
+    }
+
     /// Whether these features may have come from an embedded preview: they say so, or they do
     /// not say (a worker from before `source`) and the job allowed previews.
     func mayComeFromPreview(fullDecode: Bool) -> Bool {
