@@ -48,6 +48,13 @@ struct KeeperPolicyTests {
         #expect(!original("Ver.1.01", "2024:06:03 21:14:55"), "saved two days after the shot")
         #expect(original("Ver.1.01", "0000:00:00 00:00:00"), "a ModifyDate that is no date says nothing")
         #expect(!CullStore.isCameraOriginal(format: "png", hasCamera: true, captureTime: taken), "PNG: never, as before")
+        // A scan's photos share one memo of the Software values met: the same answers.
+        var names = SavedByEditor.Names()
+        for software in ["Ver.1.01", "GIMP 2.10.34", "Ver.1.01", "Adobe Photoshop 25.0 (Macintosh)", "GIMP 2.10.34"] {
+            #expect(names.isEditor(software) == SavedByEditor.isEditor(software), "\(software)")
+        }
+        for index in 0..<(SavedByEditor.Names.capacity + 10) { _ = names.isEditor("firmware \(index)") }
+        #expect(names.isEditor("GIMP 2.10.34") && !names.isEditor("firmware 9999"), "past its capacity it still answers")
     }
 
     @Test("an upscaled copy never wins, whatever the chain: more pixels than the camera original it came from")

@@ -28,7 +28,15 @@ enum SavedByEditor {
     static let modifyAllowance = 60.0
 
     static func says(software: String?, captureTime: String?, modifyTime: String?) -> Bool {
-        if let software, isEditor(software) { return true }
+        var names = Names()
+        return says(software: software, captureTime: captureTime, modifyTime: modifyTime, names: &names)
+    }
+
+    /// The same, asking `names` whether the Software names an editor: grouping asks it of every
+    /// photo of a scan, and the substring search took about 13 µs a photo (13 s at a million
+    /// camera photos, on one thread), while a library holds a few dozen Software values.
+    static func says(software: String?, captureTime: String?, modifyTime: String?, names: inout Names) -> Bool {
+        if let software, names.isEditor(software) { return true }
         guard let captureTime, let modifyTime,
               let taken = CaptureTime.seconds(String(captureTime.prefix(19))),
               let saved = CaptureTime.seconds(String(modifyTime.prefix(19))) else { return false }
@@ -38,5 +46,21 @@ enum SavedByEditor {
     static func isEditor(_ software: String) -> Bool {
         let name = software.lowercased()
         return editors.contains { name.contains($0) }
+    }
+
+    /// `isEditor`'s answers for the Software values met so far, at most `capacity` of them (a
+    /// library whose every file names other software is searched file by file, holding no more).
+    struct Names {
+        static let capacity = 4096
+        private var known: [String: Bool] = [:]
+
+        init() {}
+
+        mutating func isEditor(_ software: String) -> Bool {
+            if let answer = known[software] { return answer }
+            let answer = SavedByEditor.isEditor(software)
+            if known.count < Self.capacity { known[software] = answer }
+            return answer
+        }
     }
 }

@@ -29,6 +29,7 @@ extension CullStore {
             var photos: [GroupingPhoto] = []
             photos.reserveCapacity(Int(scan.total))
             let policy = scan.keeperPolicy
+            var editorNames = SavedByEditor.Names()
             while let row = try rows.next() {
                 let path: String = row[1]
                 let captureText: String? = row[10]
@@ -38,7 +39,7 @@ extension CullStore {
                     width: row[5] ?? 0, height: row[6] ?? 0, fileSize: row[7], modified: row[16], device: row[17] ?? 0, inode: row[18] ?? 0,
                     sharpness: row[8] ?? 0, fromPreview: row[9],
                     isCameraOriginal: Self.isCameraOriginal(format: row[14], hasCamera: row[15], captureTime: captureText,
-                                                            software: row[19], modifyTime: row[20]),
+                                                            software: row[19], modifyTime: row[20], names: &editorNames),
                     isReference: policy.isReference(path),
                     captureTime: captureText.flatMap(CaptureTime.seconds),
                     exposure: ShotSettings.key(exposureTime: row[21], fNumber: row[22], iso: row[23], exposureBias: row[24]),
@@ -57,9 +58,18 @@ extension CullStore {
     /// one (docs/FEATURES.md, "Keepers").
     static func isCameraOriginal(format: String?, hasCamera: Bool, captureTime: String?,
                                  software: String? = nil, modifyTime: String? = nil) -> Bool {
+        var names = SavedByEditor.Names()
+        return isCameraOriginal(format: format, hasCamera: hasCamera, captureTime: captureTime, software: software,
+                                modifyTime: modifyTime, names: &names)
+    }
+
+    /// The same, for a scan's photos one after another: `names` keeps whether each Software
+    /// value met names an editor.
+    static func isCameraOriginal(format: String?, hasCamera: Bool, captureTime: String?, software: String?, modifyTime: String?,
+                                 names: inout SavedByEditor.Names) -> Bool {
         guard hasCamera, let captureTime, CaptureTime.seconds(captureTime) != nil, let format,
               ["jpeg", "heif", "tiff"].contains(format) else { return false }
-        return !SavedByEditor.says(software: software, captureTime: captureTime, modifyTime: modifyTime)
+        return !SavedByEditor.says(software: software, captureTime: captureTime, modifyTime: modifyTime, names: &names)
     }
 
     /// Stores a scan's groups and marks it done, only if it is still the running, current scan
@@ -125,6 +135,7 @@ extension CullStore {
                 WHERE g.scan_id = ? ORDER BY g.number, m.is_keeper DESC, p.path
                 """, arguments: [source])
             var groups: [Cull_V1_Group] = []
+            var editorNames = SavedByEditor.Names()
             while let row = try rows.next() {
                 let number: Int64 = row[0]
                 if groups.last?.groupID != number {
@@ -149,7 +160,7 @@ extension CullStore {
                 member.format = row[13] ?? ""
                 member.cameraOriginal = Self.isCameraOriginal(format: member.format, hasCamera: !member.camera.isEmpty,
                                                               captureTime: member.captureTime.isEmpty ? nil : member.captureTime,
-                                                              software: row[17], modifyTime: row[18])
+                                                              software: row[17], modifyTime: row[18], names: &editorNames)
                 member.links = UInt32(clamping: (row[14] as Int64?) ?? 0)
                 member.mtimeNs = row[15]
                 member.sha256 = row[16] ?? Data()
