@@ -35,6 +35,13 @@
 #     (default 3) rounds a size, then a summary: each size's median time and peak RSS, and the
 #     growth from the smallest size to the largest beside the growth in rows, and whether a
 #     million rows hold each of the lines (60 s, 1 GiB, every planted family found).
+#   store 1000000 (default size): what a finished scan of that many realistic photos does
+#     between its last outcome and its stored groups, through a real SQLite store (the regroup
+#     check's digest, reading the rows, grouping with the store as the feature source, writing
+#     the groups: StoreGroupingBenchmark), then the in-memory grouper on the same rows for
+#     comparison. The database (CULL_BENCH_STORE, default /tmp/cull-store-SIZE.sqlite, about
+#     4.4 GB at a million) is made on the first run, through the walk, dispatch and result
+#     fence, and kept for the next.
 # The feature model is made once (bench/feature-model.py) from `cull run` on the development,
 # holdout and hard corpora (built if missing; they need Debian's and PyPI's registries once).
 # A model made by another analysis pipeline than the build's is refused: delete it to remake it.
@@ -48,9 +55,10 @@ model=${CULL_FEATURE_MODEL:-/tmp/cull-feature-model.json}
 source bench/release-build.sh
 release_build
 case $mode in
-  candidates|grouper|acceptance) ;;
-  *) echo "usage: bench/grouping.sh [candidates|grouper|acceptance] [SIZES]" >&2; exit 64 ;;
+  candidates|grouper|acceptance|store) ;;
+  *) echo "usage: bench/grouping.sh [candidates|grouper|acceptance|store] [SIZES]" >&2; exit 64 ;;
 esac
+[ "$mode" = store ] && sizes=${sizes:-1000000}
 sizes=$(echo "${sizes:-100000,300000,1000000}" | tr ',' ' ')
 scratch=$(mktemp -d); trap 'rm -rf "$scratch"' EXIT
 if [ ! -f "$model" ]; then
@@ -58,6 +66,15 @@ if [ ! -f "$model" ]; then
   mkdir "$scratch/corpora"
   analysed_corpora "$scratch/corpora"
   python3 bench/feature-model.py "$model" "${specs[@]}"
+fi
+if [ "$mode" = store ]; then
+  for size in $sizes; do
+    CULL_FEATURE_MODEL=$model CULL_BENCH_STORE=${CULL_BENCH_STORE:-/tmp/cull-store-$size.sqlite} CULL_BENCH_STORE_ROWS=$size \
+      swift test -c release -Xswiftc -enable-testing --skip-build --filter StoreGroupingBenchmark 2>&1 | grep -E '^store grouping|✘'
+    CULL_FEATURE_MODEL=$model CULL_BENCH_GROUPING=$size swift test -c release -Xswiftc -enable-testing --skip-build \
+      --filter GroupingScaleBenchmark 2>&1 | grep -E '^grouping [0-9]+ photos(:|, seconds)|✘'
+  done
+  exit 0
 fi
 # Each size in a process of its own: the peak RSS printed is the process's (VmHWM), and a
 # larger size measured after a smaller one in the same process would report the larger of

@@ -70,4 +70,23 @@ struct FeatureStorageTests {
         let layouts = try store.layouts(of: photos.map(\.id))
         #expect(photos.map { layouts[$0.id]?.chroma } == [[UInt8](repeating: 100, count: 128), [UInt8](repeating: 101, count: 128), []])
     }
+
+    @Test("window hash and content box columns decode what they encode, from a slice of a larger buffer too; a torn column reads as none")
+    func columnsRoundTrip() throws {
+        var random = SplitMix64(seed: 17)
+        let hashes = (0..<60).map { _ in random.next() } + [0, .max, 1 << 63]
+        let encoded = try #require(WindowHashesColumn.encode(hashes))
+        #expect(WindowHashesColumn.decode(encoded) == hashes)
+        // Little-endian, whatever the machine: the first byte is the first hash's lowest.
+        #expect(encoded.first == UInt8(truncatingIfNeeded: hashes[0]))
+        let padded = Data([1, 2, 3]) + encoded + Data([4])
+        #expect(WindowHashesColumn.decode(padded[3..<(3 + encoded.count)]) == hashes)
+        #expect(WindowHashesColumn.decode(encoded.dropLast()) == [])
+        #expect(WindowHashesColumn.decode(nil) == [])
+        let box = Cull_V1_ContentBox.with { $0.x = 0.125; $0.y = 0.1; $0.width = 0.75; $0.height = 0.8 }
+        let column = try #require(ContentBoxColumn.encode(box))
+        let decoded = try #require(ContentBoxColumn.decode((Data([9]) + column).dropFirst()))  // a slice past a byte
+        #expect([decoded.x, decoded.y, decoded.width, decoded.height] == [box.x, box.y, box.width, box.height].map(Double.init))
+        #expect(ContentBoxColumn.decode(column.dropFirst()) == nil)
+    }
 }

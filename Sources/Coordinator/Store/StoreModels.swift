@@ -170,10 +170,19 @@ enum WindowHashesColumn {
         return data
     }
 
+    /// The hashes of a column's bytes (none unless a whole number of hashes). Read straight
+    /// from the bytes: grouping decodes a million photos' columns two or three times (the
+    /// search's crop windows, its overlay windows, the listing's distances), and decoding them
+    /// through a `Data` slice and a byte-wise reduce per hash was about a seventh of a million
+    /// photos' grouping through the store (perf: the slices' exclusivity checks).
     static func decode(_ data: Data?) -> [UInt64] {
         guard let data, data.count % 8 == 0 else { return [] }
-        return stride(from: 0, to: data.count, by: 8).map { offset in
-            data[data.startIndex + offset ..< data.startIndex + offset + 8].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let count = data.count / 8
+        return [UInt64](unsafeUninitializedCapacity: count) { hashes, initialized in
+            data.withUnsafeBytes { bytes in
+                for index in 0..<count { hashes[index] = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
+            }
+            initialized = count
         }
     }
 }
@@ -192,8 +201,8 @@ enum ContentBoxColumn {
 
     static func decode(_ data: Data?) -> FeatureWindow? {
         guard let data, data.count == 16 else { return nil }
-        let values = stride(from: 0, to: 16, by: 4).map { offset in
-            Float(bitPattern: data[data.startIndex + offset ..< data.startIndex + offset + 4].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        let values = data.withUnsafeBytes { bytes in
+            (0..<4).map { Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
         }
         return FeatureWindow(x: Double(values[0]), y: Double(values[1]), width: Double(values[2]), height: Double(values[3]))
     }
