@@ -36,6 +36,38 @@ extension Grouper {
 }
 
 extension Grouper {
+    /// The search's hashes of `ids` (`GroupingFeatureSource.candidateHashes`, the overlay
+    /// windows held), read in parts on `threads` threads and put together in the order of
+    /// `ids`. Read on grouping's thread alone, a million photos' took 4.4 s with the database
+    /// in the page cache and 10.8 s without it, the other core idle (bench/RESULTS.md, "A
+    /// million photos through the store"). Parts of `candidateHashesPart` ids or more, so that
+    /// a small library reads in one.
+    func candidateHashes(of ids: [Int64], plan: CandidatePlan, features: any GroupingFeatureSource,
+                         shouldStop: @escaping @Sendable () -> Bool) throws -> CompactHashes {
+        let part = max(Self.candidateHashesPart, (ids.count + 2 * threads - 1) / max(1, 2 * threads))
+        guard threads > 1, ids.count > part else { return try features.candidateHashes(of: ids, plan: plan, holdingCropWindows: false) }
+        let parts = ParallelChunks.run(count: ids.count, threads: threads, chunk: part, shouldStop: shouldStop,
+                                       initial: { HashParts() }) { range, found in
+            guard found.error == nil else { return }
+            do {
+                found.parts.append((range.lowerBound, try features.candidateHashes(of: Array(ids[range]), plan: plan, holdingCropWindows: false)))
+            } catch {
+                found.error = error
+            }
+        }
+        if let error = parts.lazy.compactMap({ $0.error }).first { throw error }
+        if shouldStop() { throw CancellationError() }
+        let ordered = parts.flatMap(\.parts).sorted { $0.start < $1.start }
+        var hashes = CompactHashes(plan: plan, holdingCropWindows: false)
+        hashes.reserve(ids.count)
+        for part in ordered { hashes.append(contentsOf: part.hashes) }
+        precondition(hashes.count == ids.count, "every part read")
+        return hashes
+    }
+
+    /// The fewest ids a part of `candidateHashes(of:plan:features:shouldStop:)` reads.
+    static let candidateHashesPart = 50_000
+
     /// Hands the pages finished batches freed back to the system: before each split read, and
     /// once grouping is done. Each `ParallelChunks` run
     /// starts its helper thread anew, and glibc gives a new thread whichever of its arenas
@@ -46,6 +78,13 @@ extension Grouper {
     static func returnFreedMemory() {
         _ = malloc_trim(0)
     }
+}
+
+/// The parts of the search's hashes one thread of `Grouper.candidateHashes` read (each with
+/// the position of its first id), or the error that stopped it.
+private struct HashParts: Sendable {
+    var parts: [(start: Int, hashes: CompactHashes)] = []
+    var error: (any Error)?
 }
 
 /// What one thread of `Grouper.parallelRead` read, or the error that stopped it.

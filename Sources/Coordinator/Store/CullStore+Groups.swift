@@ -82,10 +82,11 @@ extension CullStore {
             try db.execute(sql: "UPDATE scans SET groups_of = NULL WHERE id = ?", arguments: [scan.id])
             try db.execute(sql: "DELETE FROM group_members WHERE group_id IN (SELECT id FROM groups WHERE scan_id = ?)", arguments: [scan.id])
             try db.execute(sql: "DELETE FROM groups WHERE scan_id = ?", arguments: [scan.id])
+            // Both statements prepared once: a million photos' scan writes about 111,000 groups.
             let member = try db.cachedStatement(sql: "INSERT INTO group_members (group_id, photo_id, distance, is_keeper, relation) VALUES (?, ?, ?, ?, ?)")
+            let insertGroup = try db.cachedStatement(sql: "INSERT INTO groups (scan_id, number, kind, keeper_photo_id, keeper_reason) VALUES (?, ?, ?, ?, ?)")
             for (index, group) in groups.enumerated() {
-                try db.execute(sql: "INSERT INTO groups (scan_id, number, kind, keeper_photo_id, keeper_reason) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [scan.id, index + 1, group.kind.rawValue, group.keeper, group.keeperReason.rawValue])
+                try insertGroup.execute(arguments: [scan.id, index + 1, group.kind.rawValue, group.keeper, group.keeperReason.rawValue])
                 let groupID = db.lastInsertedRowID
                 for m in group.members {
                     try member.execute(arguments: [groupID, m.photoID, m.distance, m.photoID == group.keeper, m.relation.rawValue])
