@@ -16,21 +16,14 @@ extension Grouper {
         let part = max(2_000, ids.count / (4 * max(1, threads)))
         guard threads > 1, ids.count > part else { return try read(ids) }
         Self.returnFreedMemory()
-        let parts = ParallelChunks.run(count: ids.count, threads: threads, chunk: part, shouldStop: shouldStop,
-                                       initial: { PartRead<Value>() }) { range, found in
-            guard found.error == nil else { return }
-            do {
-                found.values.merge(try read(Array(ids[range]))) { first, _ in first }
-            } catch {
-                found.error = error
-            }
+        // Each thread merges its parts as it reads them: one dictionary a thread.
+        let parts = try readInParts(count: ids.count, part: part, shouldStop: shouldStop, initial: { [Int64: Value]() }) { values, range in
+            values.merge(try read(Array(ids[range]))) { first, _ in first }
         }
-        if let error = parts.lazy.compactMap({ $0.error }).first { throw error }
-        if shouldStop() { throw CancellationError() }
         // Into the largest part: the fewest entries moved.
-        guard let largest = parts.indices.max(by: { parts[$0].values.count < parts[$1].values.count }) else { return [:] }
-        var merged = parts[largest].values
-        for index in parts.indices where index != largest { merged.merge(parts[index].values) { first, _ in first } }
+        guard let largest = parts.indices.max(by: { parts[$0].count < parts[$1].count }) else { return [:] }
+        var merged = parts[largest]
+        for index in parts.indices where index != largest { merged.merge(parts[index]) { first, _ in first } }
         return merged
     }
 }
@@ -46,27 +39,41 @@ extension Grouper {
                          shouldStop: @escaping @Sendable () -> Bool) throws -> CompactHashes {
         let part = max(Self.candidateHashesPart, (ids.count + 2 * threads - 1) / max(1, 2 * threads))
         guard threads > 1, ids.count > part else { return try features.candidateHashes(of: ids, plan: plan, holdingCropWindows: false) }
-        let parts = ParallelChunks.run(count: ids.count, threads: threads, chunk: part, shouldStop: shouldStop,
-                                       initial: { HashParts() }) { range, found in
-            guard found.error == nil else { return }
-            do {
-                found.parts.append((range.lowerBound, try features.candidateHashes(of: Array(ids[range]), plan: plan, holdingCropWindows: false)))
-            } catch {
-                found.error = error
-            }
+        let parts = try readInParts(count: ids.count, part: part, shouldStop: shouldStop,
+                                    initial: { [(start: Int, hashes: CompactHashes)]() }) { found, range in
+            found.append((range.lowerBound, try features.candidateHashes(of: Array(ids[range]), plan: plan, holdingCropWindows: false)))
         }
-        if let error = parts.lazy.compactMap({ $0.error }).first { throw error }
-        if shouldStop() { throw CancellationError() }
-        let ordered = parts.flatMap(\.parts).sorted { $0.start < $1.start }
         var hashes = CompactHashes(plan: plan, holdingCropWindows: false)
         hashes.reserve(ids.count)
-        for part in ordered { hashes.append(contentsOf: part.hashes) }
+        for part in parts.joined().sorted(by: { $0.start < $1.start }) { hashes.append(contentsOf: part.hashes) }
         precondition(hashes.count == ids.count, "every part read")
         return hashes
     }
 
     /// The fewest ids a part of `candidateHashes(of:plan:features:shouldStop:)` reads.
     static let candidateHashesPart = 50_000
+
+    /// `read` over `count` positions in parts of `part` on `threads` threads (`ParallelChunks`:
+    /// call it from a thread that may block), each thread adding its parts to a value of its
+    /// own (from `initial`); those values. The first error any part meets is thrown;
+    /// `CancellationError` once `shouldStop` says so (asked between parts), since what was read
+    /// is then partial.
+    private func readInParts<Partial: Sendable>(count: Int, part: Int, shouldStop: @escaping @Sendable () -> Bool,
+                                                initial: @escaping @Sendable () -> Partial,
+                                                _ read: @escaping @Sendable (inout Partial, Range<Int>) throws -> Void) throws -> [Partial] {
+        let threadsRead = ParallelChunks.run(count: count, threads: threads, chunk: part, shouldStop: shouldStop,
+                                             initial: { PartsRead(value: initial()) }) { range, found in
+            guard found.error == nil else { return }
+            do {
+                try read(&found.value, range)
+            } catch {
+                found.error = error
+            }
+        }
+        if let error = threadsRead.lazy.compactMap({ $0.error }).first { throw error }
+        if shouldStop() { throw CancellationError() }
+        return threadsRead.map(\.value)
+    }
 
     /// Hands the pages finished batches freed back to the system: before each split read, and
     /// once grouping is done. Each `ParallelChunks` run
@@ -80,15 +87,8 @@ extension Grouper {
     }
 }
 
-/// The parts of the search's hashes one thread of `Grouper.candidateHashes` read (each with
-/// the position of its first id), or the error that stopped it.
-private struct HashParts: Sendable {
-    var parts: [(start: Int, hashes: CompactHashes)] = []
-    var error: (any Error)?
-}
-
-/// What one thread of `Grouper.parallelRead` read, or the error that stopped it.
-private struct PartRead<Value: Sendable>: Sendable {
-    var values: [Int64: Value] = [:]
+/// What one thread of `Grouper.readInParts` read, or the error that stopped it.
+private struct PartsRead<Partial: Sendable>: Sendable {
+    var value: Partial
     var error: (any Error)?
 }
