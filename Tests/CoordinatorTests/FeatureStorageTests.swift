@@ -10,7 +10,7 @@ import Testing
 struct FeatureStorageTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-features-\(UUID())").path
 
-    @Test("mirror hash, content box, chroma layout and band windows round-trip; a box outside the frame or a chroma layout of the wrong size reads as none")
+    @Test("mirror hash, content box, chroma layout, band windows and camera EXIF round-trip; a box outside the frame or a chroma layout of the wrong size reads as none")
     func roundTrip() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await CullStore.open(path: directory + "/cull.sqlite", on: BlockingQueue(label: "test", limit: 1))
@@ -39,7 +39,21 @@ struct FeatureStorageTests {
                         if let box = boxes[index] { $0.content = box }
                         $0.chroma = Data(repeating: UInt8(100 + index), count: index == 2 ? 127 : 128)
                         $0.width = 10
-                        $0.height = 10
+                        $0.height = 10 + UInt32(index)
+                        $0.sharpness = 12.5 + Double(index)
+                        $0.format = "jpeg"
+                        $0.source = index == 1 ? .embeddedPreview : .mainImage
+                        if index != 1 {  // a camera's file; the third saved by an editor
+                            $0.cameraMake = "Canon"
+                            $0.cameraModel = "EOS R6"
+                            $0.captureTime = "2024:06:01 10:02:03.45+02:00"
+                            $0.modifyTime = "2024:06:01 10:02:03"
+                            $0.software = index == 0 ? "Firmware Version 1.8.1" : "Adobe Lightroom Classic 13.0 (Windows)"
+                            $0.exposureTime = 0.004
+                            $0.fNumber = 2.8
+                            $0.iso = 400
+                            $0.exposureBias = -0.7
+                        }
                     }
                 }
             }
@@ -47,6 +61,15 @@ struct FeatureStorageTests {
         _ = try await store.applyResults([ReceivedResult(result: result, workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         let photos = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id))).sorted { $0.pHash < $1.pHash }
         #expect(photos.count == 3)
+        // The light columns grouping reads of every photo.
+        #expect(photos.map(\.sha256) == (0..<3).map { [UInt8](repeating: UInt8($0), count: 32) })
+        #expect(photos.map(\.height) == [10, 11, 12] && photos.allSatisfy { $0.width == 10 && $0.fileSize == 100 && $0.modified == 1 })
+        #expect(photos.map(\.sharpness) == [12.5, 13.5, 14.5] && photos.map(\.fromPreview) == [false, true, false])
+        let taken = try #require(CaptureTime.seconds("2024:06:01 10:02:03")) + 0.45 - 7200
+        #expect(photos.map(\.captureTime) == [taken, nil, taken])
+        #expect(photos.map(\.isCameraOriginal) == [true, false, false], "the third names an editor in its Software")
+        let settings = ShotSettings.key(exposureTime: 0.004, fNumber: 2.8, iso: 400, exposureBias: -0.7)
+        #expect(settings != 0 && photos.map(\.exposure) == [settings, 0, settings])
         // Window hashes are read apart: whole for listings, the plan's for candidate search.
         #expect(photos.allSatisfy { $0.windowPHashes.isEmpty }, "grouping's input leaves the window hashes out")
         let stored = try store.windowHashes(of: photos.map(\.id))

@@ -4,9 +4,21 @@
 /// photos of one camera compare correctly, which is all grouping asks (shots of one moment).
 enum CaptureTime {
     /// Seconds since 1970-01-01 00:00 at UTC (or at the camera's unknown zone), nil if `text` is
-    /// not an EXIF date (empty, "0000:00:00 00:00:00", garbage).
+    /// not an EXIF date (empty, "0000:00:00 00:00:00", garbage). Read in place: grouping asks
+    /// it of every photo of a scan.
     static func seconds(_ text: String) -> Double? {
-        let bytes = Array(text.utf8)
+        var text = text
+        return text.withUTF8 { seconds(utf8: $0, wallClockOnly: false) }
+    }
+
+    /// The same of the first 19 bytes alone: the date and time as written, without a fraction or
+    /// an offset (`SavedByEditor` compares DateTime, which has neither, with DateTimeOriginal).
+    static func wallClockSeconds(_ text: String) -> Double? {
+        var text = text
+        return text.withUTF8 { seconds(utf8: $0, wallClockOnly: true) }
+    }
+
+    private static func seconds(utf8 bytes: UnsafeBufferPointer<UInt8>, wallClockOnly: Bool) -> Double? {
         guard bytes.count >= 19 else { return nil }
         func number(_ range: Range<Int>) -> Int? {
             var value = 0
@@ -21,6 +33,7 @@ enum CaptureTime {
               (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61, year > 0 else { return nil }
         var seconds = Double(daysSince1970(year: year, month: month, day: day)) * 86_400
             + Double(hour * 3600 + minute * 60 + second)
+        if wallClockOnly { return seconds }
         // ".45": SubSecTimeOriginal, the fraction of the second.
         var next = 19
         if next < bytes.count, bytes[next] == UInt8(ascii: ".") {

@@ -38,8 +38,8 @@ enum SavedByEditor {
     static func says(software: String?, captureTime: String?, modifyTime: String?, names: inout Names) -> Bool {
         if let software, names.isEditor(software) { return true }
         guard let captureTime, let modifyTime,
-              let taken = CaptureTime.seconds(String(captureTime.prefix(19))),
-              let saved = CaptureTime.seconds(String(modifyTime.prefix(19))) else { return false }
+              let taken = CaptureTime.wallClockSeconds(captureTime),
+              let saved = CaptureTime.wallClockSeconds(modifyTime) else { return false }
         return saved - taken > modifyAllowance
     }
 

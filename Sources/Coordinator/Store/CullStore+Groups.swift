@@ -12,40 +12,51 @@ extension CullStore {
         }
     }
 
-    /// What grouping reads of a scan, one row at a time from a cursor (fetching every row
-    /// first and mapping after would hold each photo's blobs twice at the peak), without the
-    /// window hashes, layout thumbnails and chroma layouts: grouping reads those where it needs
-    /// them (`GroupingFeatureSource`, CullStore+GroupingFeatures.swift).
+    /// What grouping reads of a scan, one row at a time (fetching every row first and mapping
+    /// after would hold each photo's blobs twice at the peak), without the window hashes, layout
+    /// thumbnails and chroma layouts: grouping reads those where it needs them
+    /// (`GroupingFeatureSource`, CullStore+GroupingFeatures.swift). Stepped through SQLite's C
+    /// API (`RawStatement`): 25 columns of a million rows through GRDB's `Row` took 2.4–4.5 s
+    /// of the minute a million photos' grouping has (bench/RESULTS.md).
     func groupingInput(scan: ScanRecord) async throws -> [GroupingPhoto] {
         try await writer.read { db in
-            let rows = try Row.fetchCursor(db, sql: """
+            let rows = try RawStatement(db, sql: """
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, p.width, p.height, p.size, p.sharpness,
                     p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash,
                     p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns, p.device, p.inode,
                     p.software, p.modify_time, p.exposure_time, p.f_number, p.iso, p.exposure_bias
                 FROM photos p JOIN photo_seen s ON s.photo_id = p.id LEFT JOIN photo_features f ON f.photo_id = p.id
-                WHERE p.library_id = ? AND s.seen_generation = ? AND p.status = ?
-                """, arguments: [scan.libraryID, scan.generation, PhotoStatus.analysed])
+                WHERE p.library_id = ?1 AND s.seen_generation = ?2 AND p.status = ?3
+                """)
+            rows.bind(1, scan.libraryID)
+            rows.bind(2, scan.generation)
             var photos: [GroupingPhoto] = []
             photos.reserveCapacity(Int(scan.total))
             let policy = scan.keeperPolicy
             var editorNames = SavedByEditor.Names()
-            while let row = try rows.next() {
-                let path: String = row[1]
-                let captureText: String? = row[10]
-                photos.append(GroupingPhoto(
-                    id: row[0], path: path, sha256: [UInt8]((row[2] as Data?) ?? Data()),
-                    pHash: UInt64(bitPattern: row[3] ?? 0), dHash: UInt64(bitPattern: row[4] ?? 0),
-                    width: row[5] ?? 0, height: row[6] ?? 0, fileSize: row[7], modified: row[16], device: row[17] ?? 0, inode: row[18] ?? 0,
-                    sharpness: row[8] ?? 0, fromPreview: row[9],
-                    isCameraOriginal: Self.isCameraOriginal(format: row[14], hasCamera: row[15], captureTime: captureText,
-                                                            software: row[19], modifyTime: row[20], names: &editorNames),
-                    isReference: policy.isReference(path),
-                    captureTime: captureText.flatMap(CaptureTime.seconds),
-                    exposure: ShotSettings.key(exposureTime: row[21], fNumber: row[22], iso: row[23], exposureBias: row[24]),
-                    mirrorPHash: (row[11] as Int64?).map { UInt64(bitPattern: $0) },
-                    contentBox: ContentBoxColumn.decode(row[12]),
-                    contentPHash: (row[13] as Int64?).map { UInt64(bitPattern: $0) }))
+            try rows.with(PhotoStatus.analysed.rawValue, at: 3) { rows in
+                while try rows.step() {
+                    let path = rows.text(1) ?? ""
+                    let captureText = rows.text(10)
+                    let captureTime = captureText.flatMap(CaptureTime.seconds)
+                    photos.append(GroupingPhoto(
+                        id: rows.int64(0), path: path, sha256: rows.bytes(2),
+                        pHash: UInt64(bitPattern: rows.int64(3)), dHash: UInt64(bitPattern: rows.int64(4)),
+                        width: Int(rows.int64(5)), height: Int(rows.int64(6)), fileSize: rows.int64(7), modified: rows.int64(16),
+                        device: rows.int64(17), inode: rows.int64(18),
+                        sharpness: rows.optionalDouble(8) ?? 0, fromPreview: rows.int64(9) != 0,
+                        isCameraOriginal: Self.isCameraOriginal(format: rows.text(14), hasCamera: rows.int64(15) != 0,
+                                                                captureTime: captureText, taken: captureTime,
+                                                                software: rows.text(19), modifyTime: rows.text(20), names: &editorNames),
+                        isReference: policy.isReference(path),
+                        captureTime: captureTime,
+                        exposure: ShotSettings.key(exposureTime: rows.optionalDouble(21), fNumber: rows.optionalDouble(22),
+                                                   iso: rows.optionalInt64(23).map { Int(truncatingIfNeeded: $0) },
+                                                   exposureBias: rows.optionalDouble(24)),
+                        mirrorPHash: rows.optionalInt64(11).map { UInt64(bitPattern: $0) },
+                        contentBox: ContentBoxColumn.decode(rows.data(12)),
+                        contentPHash: rows.optionalInt64(13).map { UInt64(bitPattern: $0) }))
+                }
             }
             return photos
         }
@@ -59,15 +70,15 @@ extension CullStore {
     static func isCameraOriginal(format: String?, hasCamera: Bool, captureTime: String?,
                                  software: String? = nil, modifyTime: String? = nil) -> Bool {
         var names = SavedByEditor.Names()
-        return isCameraOriginal(format: format, hasCamera: hasCamera, captureTime: captureTime, software: software,
-                                modifyTime: modifyTime, names: &names)
+        return isCameraOriginal(format: format, hasCamera: hasCamera, captureTime: captureTime,
+                                taken: captureTime.flatMap(CaptureTime.seconds), software: software, modifyTime: modifyTime, names: &names)
     }
 
-    /// The same, for a scan's photos one after another: `names` keeps whether each Software
-    /// value met names an editor.
-    static func isCameraOriginal(format: String?, hasCamera: Bool, captureTime: String?, software: String?, modifyTime: String?,
-                                 names: inout SavedByEditor.Names) -> Bool {
-        guard hasCamera, let captureTime, CaptureTime.seconds(captureTime) != nil, let format,
+    /// The same, for a scan's photos one after another: `taken` is `captureTime` read
+    /// (`CaptureTime.seconds`), `names` keeps whether each Software value met names an editor.
+    static func isCameraOriginal(format: String?, hasCamera: Bool, captureTime: String?, taken: Double?, software: String?,
+                                 modifyTime: String?, names: inout SavedByEditor.Names) -> Bool {
+        guard hasCamera, let captureTime, taken != nil, let format,
               ["jpeg", "heif", "tiff"].contains(format) else { return false }
         return !SavedByEditor.says(software: software, captureTime: captureTime, modifyTime: modifyTime, names: &names)
     }
@@ -161,6 +172,7 @@ extension CullStore {
                 member.format = row[13] ?? ""
                 member.cameraOriginal = Self.isCameraOriginal(format: member.format, hasCamera: !member.camera.isEmpty,
                                                               captureTime: member.captureTime.isEmpty ? nil : member.captureTime,
+                                                              taken: CaptureTime.seconds(member.captureTime),
                                                               software: row[17], modifyTime: row[18], names: &editorNames)
                 member.links = UInt32(clamping: (row[14] as Int64?) ?? 0)
                 member.mtimeNs = row[15]

@@ -1,12 +1,15 @@
+import Foundation
 import GRDB
 import GRDBSQLite
 
-/// A prepared SQLite statement driven through SQLite's C API, for the one loop where GRDB's
+/// A prepared SQLite statement driven through SQLite's C API, for the two loops where GRDB's
 /// per-call conveniences (an argument array, a row cursor, retained values) cost more than the
 /// query itself: the walk's lookup of every file it finds, 220,000 times in a rescan of an
-/// unchanged library (bench/RESULTS.md, "Rescans"). Everything else uses GRDB.
+/// unchanged library (bench/RESULTS.md, "Rescans"), and grouping's read of every photo row of
+/// a scan, 25 columns of a million rows (`CullStore.groupingInput`). Everything else uses GRDB.
 ///
-/// Used inside one GRDB write transaction and finalized when released, before it ends.
+/// Used inside one GRDB transaction (a write, or a read) and finalized when released, before
+/// it ends.
 final class RawStatement {
     private let statement: OpaquePointer
     private let connection: OpaquePointer?
@@ -68,5 +71,21 @@ final class RawStatement {
     func text(_ column: Int32) -> String? {
         guard let bytes = sqlite3_column_text(statement, column) else { return nil }
         return String(cString: bytes)
+    }
+
+    // Of the current row (valid until the next `step`); nil where the column is NULL.
+    func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : sqlite3_column_double(statement, column) }
+
+    /// The column's bytes, copied (empty when NULL). SQLite's order: the pointer, then the size.
+    func bytes(_ column: Int32) -> [UInt8] {
+        guard let blob = sqlite3_column_blob(statement, column) else { return [] }
+        return [UInt8](UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, column))))
+    }
+
+    /// The column's bytes, copied into a `Data` (nil when NULL or empty).
+    func data(_ column: Int32) -> Data? {
+        guard let blob = sqlite3_column_blob(statement, column) else { return nil }
+        return Data(bytes: blob, count: Int(sqlite3_column_bytes(statement, column)))
     }
 }
