@@ -8,7 +8,8 @@ import Testing
 /// CULL_FEATURE_MODEL the model); `CULL_BENCH_MISSES_OUT` is where the missed copies are listed
 /// (default /tmp/cull-benchmark-misses.txt). Prints, per edit, the nearest hash distance of the
 /// missed families' copies to their photo (over the frame, the plan's crop windows either way
-/// and the mirror image: past the crop radius, search cannot pair them), and for the rows in
+/// and the mirror image: past the crop radius, search cannot pair them), each missed family
+/// under the first cause that holds (`whereMissedFamiliesWent`), and for the rows in
 /// another photo's duplicate group, what they share with that group's photo. The file lists
 /// each missed copy with that distance and slot, the judge's verdict at that slot, and the real
 /// photo its layout comes from. bench/RESULTS.md, "WebP at full range, and what the million
@@ -31,6 +32,7 @@ struct BenchmarkMisses {
             for member in group.members { groupOf[Int(member.photoID)] = index }
         }
         try missedFamilies(library, model, groupOf: groupOf)
+        whereMissedFamiliesWent(library, model, groups: groups, groupOf: groupOf)
         mixedGroups(library, model, groups)
     }
 
@@ -104,6 +106,57 @@ struct BenchmarkMisses {
         let path = Self.environment["CULL_BENCH_MISSES_OUT"] ?? "/tmp/cull-benchmark-misses.txt"
         try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
         print("benchmark misses: each missed copy in \(path)")
+    }
+
+    /// Each missed family in the first of these that holds: no copy within the plan's radii of
+    /// its photo (`past the radii`); none within the probes' reach (`past the probes`: 3-piece
+    /// tables probe exactly to 5 bits); none the judge calls near on every pairing within the
+    /// radii (`refused by the judge`, by verdict and by the real picture the photo's layout
+    /// shows); the photo, or a copy the judge calls near, in a duplicate group of another
+    /// family's rows (`taken by a look-alike`: rows made from the same few hundred real pictures,
+    /// which a library of distinct photos has fewer of); else `left by clustering`.
+    func whereMissedFamiliesWent(_ library: RealisticLibrary, _ model: FeatureModel, groups: [PhotoGroup], groupOf: [Int: Int]) {
+        let plan = CandidatePlan().sized(for: library.count)
+        let pieces = plan.pieces ?? MultiIndexHash.pieceCount(for: library.count)
+        var exact = plan
+        exact.framePieceRadius = nil
+        exact.windowPieceRadius = nil
+        var copies: [Int: [Int]] = [:]
+        for row in 0..<library.count where library.copyOf[row] >= 0 { copies[Int(library.copyOf[row]), default: []].append(row) }
+        func mixed(_ row: Int) -> Bool {
+            guard let group = groupOf[row] else { return false }
+            return groups[group].members.contains { library.family(Int($0.photoID)) != library.family(row) }
+        }
+        var causes: [String: Int] = [:], refusedBy: [String: Int] = [:], refusedPictures: [String: Int] = [:]
+        for (photo, rows) in copies where !rows.contains(where: { groupOf[$0] != nil && groupOf[$0] == groupOf[photo] }) {
+            let photoRow = library.photo(photo)
+            let reachable = rows.filter { plan.reaches(library.photo($0), photoRow, pieces: pieces) }
+            guard !reachable.isEmpty else {
+                let withinRadii = rows.contains { exact.reaches(library.photo($0), photoRow, pieces: pieces) }
+                causes[withinRadii ? "past the probes" : "past the radii", default: 0] += 1
+                continue
+            }
+            var cache = LayoutCellCache(capacity: 0)
+            let verdicts = reachable.map { row -> PairRelation? in
+                let copy = library.photo(row)
+                return PairJudge().relation(photoRow, copy, pairings: plan.pairingsWithinReach(photoRow, copy), rows: (0, 1), cache: &cache)
+            }
+            let nearCopies = zip(reachable, verdicts).filter { $0.1 == .near }.map(\.0)
+            guard !nearCopies.isEmpty else {
+                causes["refused by the judge", default: 0] += 1
+                for verdict in Set(verdicts.map { $0.map { "\($0)" } ?? "none" }) { refusedBy[verdict, default: 0] += 1 }
+                let picture = model.photos[Int(library.sources[photo * RealisticLibrary.chunks])].group
+                refusedPictures[String(picture.split(separator: "/").last ?? ""), default: 0] += 1
+                continue
+            }
+            causes[mixed(photo) || nearCopies.contains(where: mixed) ? "taken by a look-alike" : "left by clustering", default: 0] += 1
+        }
+        print("benchmark misses: where the missed families went: "
+              + causes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        print("benchmark misses: refused by the judge, families with a reachable copy judged: "
+              + refusedBy.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+              + "; their photos' real pictures: "
+              + refusedPictures.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
     }
 
     /// Rows in a duplicate group of another photo's (not their own photo, copy or burst shot):
