@@ -59,7 +59,8 @@ struct FeatureStorageTests {
             }
         }
         _ = try await store.applyResults([ReceivedResult(result: result, workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
-        let photos = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id))).sorted { $0.pHash < $1.pHash }
+        let (read, features) = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id)))
+        let photos = read.sorted { $0.pHash < $1.pHash }
         #expect(photos.count == 3)
         // The light columns grouping reads of every photo.
         #expect(photos.map(\.sha256) == (0..<3).map { [UInt8](repeating: UInt8($0), count: 32) })
@@ -80,6 +81,15 @@ struct FeatureStorageTests {
         #expect(plan.windows.allSatisfy { k in hashes.window(0, k) == windows[k] })
         let light = try store.candidateHashes(of: photos.map(\.id), plan: plan, holdingCropWindows: false)
         #expect(light.held == Array(Set(plan.overlayWindows)).sorted() && light.windows.count == 3 * light.held.count)
+        // The same hashes read with the rows, in their order; handed over once, for those rows only.
+        let withRows = try #require(features.takeSearchHashes(for: read))
+        let apart = try store.candidateHashes(of: read.map(\.id), plan: plan, holdingCropWindows: false)
+        #expect(withRows.held == apart.held && withRows.frames == apart.frames && withRows.windows == apart.windows)
+        #expect(withRows.windowCounts == apart.windowCounts && withRows.mirrors == apart.mirrors && withRows.hasMirror == apart.hasMirror)
+        #expect(withRows.contentRows == apart.contentRows && withRows.contents == apart.contents)
+        #expect(features.takeSearchHashes(for: read) == nil, "handed over once")
+        let again = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id)))
+        #expect(again.features.takeSearchHashes(for: again.photos.reversed()) == nil, "not for the rows in another order")
         let crops = try store.cropWindows(of: photos.map(\.id)[1...], plan: plan)
         #expect(crops == Array(repeating: plan.cropWindows.map { windows[$0] }, count: 2).flatMap { $0 })
         #expect(hashes.mirrors == [0xC0FFEE + 2, 0, 0xC0FFEE] && hashes.contentRows == [2] && hashes.contents == [0xFEED])

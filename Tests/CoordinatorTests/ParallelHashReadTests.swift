@@ -51,6 +51,20 @@ struct ParallelHashReadTests {
         #expect(read.contentRows == whole.contentRows && read.contents == whole.contents)
     }
 
+    @Test("rows taken from hashes read with every photo are the rows a read of those photos gives")
+    func rowsTaken() throws {
+        let plan = CandidatePlan(), source = MadeHashes()
+        let all = try source.candidateHashes(of: ids, plan: plan, holdingCropWindows: false)
+        for rows in [Array(stride(from: 0, to: ids.count, by: 3)), [1, 7, 14, 21, 22, 229_999], Array(ids.indices), []] {
+            let taken = CompactHashes(rows: rows, of: all, plan: plan)
+            let read = try source.candidateHashes(of: rows.map { ids[$0] }, plan: plan, holdingCropWindows: false)
+            #expect(taken.count == rows.count && taken.held == read.held)
+            #expect(taken.frames == read.frames && taken.windows == read.windows && taken.windowCounts == read.windowCounts)
+            #expect(taken.mirrors == read.mirrors && taken.hasMirror == read.hasMirror)
+            #expect(taken.contentRows == read.contentRows && taken.contents == read.contents, "\(rows.count) rows")
+        }
+    }
+
     @Test("a part that fails fails the read; one thread or a small library is one read")
     func failureAndOneRead() throws {
         var grouper = Grouper()

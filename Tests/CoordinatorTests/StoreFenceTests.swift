@@ -131,7 +131,7 @@ struct StoreFenceTests {
             let seen = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM photo_seen WHERE seen_generation = ?", arguments: [second.generation])
             #expect(seen == 3, "every walked file is marked with the rescan's generation")
         }
-        let listed = try await store.groupingInput(scan: scan)
+        let listed = try await store.groupingInput(scan: scan).photos
         #expect(listed.map(\.path).sorted() == ["/lib/0.jpg", "/lib/2.jpg"], "grouping reads the scan's analysed photos")
     }
 

@@ -90,8 +90,8 @@ extension Coordinator {
                 }
                 return
             }
-            let photos = try await store.groupingInput(scan: scan)
-            guard let groups = try await group(photos, scan: scan) else { return }
+            let (photos, features) = try await store.groupingInput(scan: scan)
+            guard let groups = try await group(photos, features: features, scan: scan) else { return }
             // Nothing is a near-duplicate on an embedded preview's word alone: such members are
             // analysed again from their main image, and the scan groups again when they are back.
             let unverified = Self.membersFromPreviews(groups, photos)
@@ -126,14 +126,13 @@ extension Coordinator {
     /// grouping timeout. Past it the grouping is told to stop (it ends within a chunk of rows)
     /// and the scan fails with what to do; nil then, or if an earlier grouping that timed out
     /// is still winding down (the sweep asks again).
-    func group(_ photos: [GroupingPhoto], scan: ScanRecord) async throws -> [PhotoGroup]? {
+    func group(_ photos: [GroupingPhoto], features: ScanFeatures, scan: ScanRecord) async throws -> [PhotoGroup]? {
         guard groupingsRunning.current == 0 else {
             logger.notice("a grouping is still winding down; this scan is grouped after it", metadata: ["scan": "\(scan.id)"])
             return nil
         }
         let grouper = configuration.grouper(keeperPolicy: scan.keeperPolicy)
         let beforeGrouping = configuration.beforeGrouping
-        let store = self.store
         let stop = StopFlag()
         let running = groupingsRunning
         let progress = groupingBoard.start(scanID: scan.id)
@@ -147,7 +146,7 @@ extension Coordinator {
                 running.increment()
                 defer { running.decrement() }
                 beforeGrouping(stop)
-                return try grouper.groups(of: photos, features: store, progress: progress, shouldStop: { stop.isSet })
+                return try grouper.groups(of: photos, features: features, progress: progress, shouldStop: { stop.isSet })
             }
             metrics.groupingFinished(after: ContinuousClock.now - started)
             return groups

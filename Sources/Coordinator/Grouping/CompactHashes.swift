@@ -45,11 +45,17 @@ struct CompactHashes: Sendable {
     /// Appends a photo; `windows` is its window hashes, in order (as many as its worker sent),
     /// or empty.
     mutating func append(frame: UInt64, windows all: [UInt64], mirror: UInt64? = nil, content: UInt64? = nil) {
+        append(frame: frame, windowCount: all.count, window: { all[$0] }, mirror: mirror, content: content)
+    }
+
+    /// Appends a photo with `windowCount` window hashes, window k's from `window(k)`: for a
+    /// reader that decodes the held ones only, from the stored column's bytes.
+    mutating func append(frame: UInt64, windowCount: Int, window: (Int) -> UInt64, mirror: UInt64?, content: UInt64?) {
         let row = Int32(frames.count)
         frames.append(frame)
-        let count = min(all.count, FeatureWindow.hashedCount)
+        let count = min(windowCount, FeatureWindow.hashedCount)
         windowCounts.append(UInt8(count))
-        for k in held { windows.append(k < count ? all[k] : 0) }
+        for k in held { windows.append(k < count ? window(k) : 0) }
         mirrors.append(mirror ?? 0)
         hasMirror.append(mirror != nil)
         if let content {
@@ -60,6 +66,44 @@ struct CompactHashes: Sendable {
 
     func hasWindow(_ row: Int, _ k: Int) -> Bool { k < Int(windowCounts[row]) }
     func window(_ row: Int, _ k: Int) -> UInt64 { windows[row * held.count + column[k]] }
+
+    /// The windows `init(plan:holdingCropWindows: false)` holds: the overlay windows.
+    static func overlayHeld(_ plan: CandidatePlan) -> [Int] { Array(Set(plan.overlayWindows)).sorted() }
+
+    /// Rows `rows` (ascending) of `source`, for `plan`, whose overlay windows `source` holds:
+    /// the search's hashes of a scan's representatives, from those read with all its photos
+    /// (`GroupingFeatureSource.takeSearchHashes`). Every row shares `source`'s storage.
+    init(rows: [Int], of source: CompactHashes, plan: CandidatePlan) {
+        precondition(source.held == Self.overlayHeld(plan), "the source holds the plan's overlay windows")
+        self.plan = plan
+        held = source.held
+        column = source.column
+        if rows.count == source.count {  // every row, in order (rows ascend): nothing to copy
+            frames = source.frames
+            windows = source.windows
+            windowCounts = source.windowCounts
+            mirrors = source.mirrors
+            hasMirror = source.hasMirror
+            contentRows = source.contentRows
+            contents = source.contents
+            return
+        }
+        reserve(rows.count)
+        var content = 0  // the next of `source`'s content rows at or after the row being copied
+        for row in rows {
+            let base = row * held.count
+            frames.append(source.frames[row])
+            windows.append(contentsOf: source.windows[base..<base + held.count])
+            windowCounts.append(source.windowCounts[row])
+            mirrors.append(source.mirrors[row])
+            hasMirror.append(source.hasMirror[row])
+            while content < source.contentRows.count && Int(source.contentRows[content]) < row { content += 1 }
+            if content < source.contentRows.count && Int(source.contentRows[content]) == row {
+                contentRows.append(Int32(frames.count - 1))
+                contents.append(source.contents[content])
+            }
+        }
+    }
 
     /// Appends `other`'s rows after these (the same plan and held windows): the search's hashes
     /// read in parts on grouping's threads, put together in the order of their ids.

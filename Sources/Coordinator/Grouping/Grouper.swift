@@ -180,7 +180,12 @@ struct Grouper: Sendable {
         if let features {
             // The crop windows are read a chunk of rows at a time while the search runs.
             let ids = representatives.map { photos[$0].id }
-            let hashes = try candidateHashes(of: ids, plan: plan, features: features, shouldStop: shouldStop)
+            let hashes: CompactHashes
+            if let all = features.takeSearchHashes(for: photos), all.held == CompactHashes.overlayHeld(plan) {
+                hashes = CompactHashes(rows: representatives, of: all, plan: plan)  // read with the rows
+            } else {
+                hashes = try candidateHashes(of: ids, plan: plan, features: features, shouldStop: shouldStop)
+            }
             let candidates = try CandidateSearch(hashes, threads: threads).candidateParts(threads: threads, cropWindows: { range in
                 try features.cropWindows(of: ids[range], plan: plan)
             }, shouldStop: shouldStop, progress: advance)

@@ -5,8 +5,9 @@ import Analysis
 /// hashes. The rest is read when it is needed and let go after, so a million photos never hold
 /// their window hashes twice or their thumbnails at all:
 ///
-/// - the plan's candidate hashes, straight into the search's compact columns, and the crop
-///   windows a chunk of rows at a time, while the search runs;
+/// - the plan's candidate hashes, straight into the search's compact columns (or taken from
+///   those read with the rows: `takeSearchHashes`), and the crop windows a chunk of rows at a
+///   time, while the search runs;
 /// - the layouts (thumbnail, chroma) of the photos a batch of candidates pairs;
 /// - the window hashes of group members, for the distances a listing shows.
 ///
@@ -22,4 +23,12 @@ protocol GroupingFeatureSource: Sendable {
     func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout]
     /// The window hashes of those of these photos that have them.
     func windowHashes(of ids: [Int64]) throws -> [Int64: [UInt64]]
+    /// The search's hashes (the overlay windows held) of exactly `photos`, row for row, if they
+    /// were read with them; the source lets them go (a second call returns nil). Nil: read
+    /// them with `candidateHashes`.
+    func takeSearchHashes(for photos: [GroupingPhoto]) -> CompactHashes?
+}
+
+extension GroupingFeatureSource {
+    func takeSearchHashes(for photos: [GroupingPhoto]) -> CompactHashes? { nil }
 }

@@ -83,6 +83,12 @@ final class RawStatement {
         return [UInt8](UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, column))))
     }
 
+    /// The column's bytes where SQLite holds them: valid until the next `step` (empty when NULL).
+    func blob(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let blob = sqlite3_column_blob(statement, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, column)))
+    }
+
     /// The column's bytes, copied into a `Data` (nil when NULL or empty).
     func data(_ column: Int32) -> Data? {
         guard let blob = sqlite3_column_blob(statement, column) else { return nil }

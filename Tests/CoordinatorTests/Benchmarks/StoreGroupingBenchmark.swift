@@ -50,11 +50,11 @@ struct StoreGroupingBenchmark {
         let start = clock.now
         let digest = try await store.groupingDigest(scan: finished, rules: "benchmark \(Grouper.rulesVersion)")
         let digested = clock.now
-        let photos = try await store.groupingInput(scan: finished)
+        let (photos, features) = try await store.groupingInput(scan: finished)
         let read = clock.now
         // On a queue of its own, as the coordinator's grouping queue.
         let groups = try await BlockingQueue(label: "grouping", limit: 1).run(timeout: .seconds(3600), operation: "grouping") {
-            try grouper.groups(of: photos, features: store, progress: progress, shouldStop: { false })
+            try grouper.groups(of: photos, features: features, progress: progress, shouldStop: { false })
         }
         let grouped = clock.now
         let stored = try await store.finalize(scan: finished, groups: groups, digest: nil)
