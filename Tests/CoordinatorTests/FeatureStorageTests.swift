@@ -104,6 +104,61 @@ struct FeatureStorageTests {
         #expect(photos.map { layouts[$0.id]?.chroma } == [[UInt8](repeating: 100, count: 128), [UInt8](repeating: 101, count: 128), []])
     }
 
+    @Test("reads by id over many chunks of 500, the last one short: every photo's features, whatever order the ids come in")
+    func readsInChunks() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await CullStore.open(path: directory + "/cull.sqlite", on: BlockingQueue(label: "test", limit: 1))
+        let (scan, _) = try await store.startScan(root: "/lib")
+        let count = 2 * CullStore.featureChunk + 203
+        let files = (0..<count).map { WalkedFile(path: "/lib/\($0).jpg", size: 100, mtimeNanoseconds: 1) }
+        func windows(_ seed: Int) -> [UInt64] { (0..<UInt64(FeatureWindow.hashedCount)).map { UInt64(seed) << 8 | $0 } }
+        for job in try await store.recordWalkBatch(scan: scan, files: files, jobSize: 400) {
+            let attempt = try #require(try await store.recordDispatches([(job.jobID, "w1")])[job.jobID])
+            let result = Cull_V1_Result.with { result in
+                result.jobID = job.jobID
+                result.generation = job.generation
+                result.attempt = attempt
+                result.outcomes = job.photos.map { photo in
+                    let seed = Int(photo.path.dropFirst(5).dropLast(4))!
+                    return .with {
+                        $0.photoID = photo.photoID
+                        $0.features = .with {
+                            $0.sha256 = Data(repeating: UInt8(seed % 251), count: 32)
+                            $0.phash = UInt64(seed)
+                            $0.windowPhash = seed % 7 == 0 ? [] : windows(seed)
+                            $0.mirrorPhash = UInt64(seed) + 1
+                            $0.thumbnail = Data((0..<(LayoutThumbnail.side * LayoutThumbnail.side)).map { UInt8(truncatingIfNeeded: $0 &+ seed) })
+                            $0.chroma = Data(repeating: UInt8(seed % 256), count: 128)
+                            $0.width = 10
+                            $0.height = 10
+                        }
+                    }
+                }
+            }
+            _ = try await store.applyResults([ReceivedResult(result: result, workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
+        }
+        let photos = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id))).photos
+        #expect(photos.count == count)
+        let seedOf = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, Int($0.pHash)) })
+        var random = SplitMix64(seed: 3)
+        let shuffled = photos.map(\.id).shuffled(using: &random)
+        let hashes = try store.candidateHashes(of: shuffled, plan: CandidatePlan(), holdingCropWindows: false)
+        #expect(hashes.frames == shuffled.map { UInt64(seedOf[$0]!) }, "one row per id, in the order asked")
+        #expect(hashes.mirrors == shuffled.map { UInt64(seedOf[$0]!) + 1 })
+        #expect(shuffled.indices.allSatisfy { row in
+            let seed = seedOf[shuffled[row]]!
+            return hashes.held.allSatisfy { k in hashes.window(row, k) == (seed % 7 == 0 ? 0 : windows(seed)[k]) }
+        })
+        let stored = try store.windowHashes(of: shuffled)
+        #expect(stored.count == count && shuffled.allSatisfy { stored[$0] == (seedOf[$0]! % 7 == 0 ? [] : windows(seedOf[$0]!)) })
+        let layouts = try store.layouts(of: shuffled)
+        #expect(layouts.count == count && shuffled.allSatisfy { id in
+            let seed = seedOf[id]!
+            return layouts[id]?.chroma == [UInt8](repeating: UInt8(seed % 256), count: 128)
+                && layouts[id]?.thumbnail == (0..<(LayoutThumbnail.side * LayoutThumbnail.side)).map { UInt8(truncatingIfNeeded: $0 &+ seed) }
+        })
+    }
+
     @Test("window hash and content box columns decode what they encode, from a slice of a larger buffer too; a torn column reads as none")
     func columnsRoundTrip() throws {
         var random = SplitMix64(seed: 17)

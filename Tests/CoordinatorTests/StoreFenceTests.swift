@@ -109,6 +109,35 @@ struct StoreFenceTests {
         #expect(try await store.finalize(scan: new, groups: []) == false)
     }
 
+    @Test("a scan's groups are stored as grouping made them and read back so: kinds, keepers and their reasons, distances, relations")
+    func groupsStored() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try await openStore()
+        try await analyseFirstScan(store, files: walked(5))
+        let scan = try #require(try await store.runningScans().first)
+        let id = try await store.writer.read { db in
+            try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT path, id FROM photos").map { ($0[0] as String, $0[1] as Int64) })
+        }
+        func photo(_ n: Int) -> Int64 { id["/lib/\(n).jpg"]! }
+        let groups = [
+            PhotoGroup(kind: .near, keeper: photo(1), members: [
+                .init(photoID: photo(1), distance: 0, relation: .keeper), .init(photoID: photo(0), distance: 3, relation: .editedCopy),
+                .init(photoID: photo(4), distance: 5, relation: .upscaledCopy),
+            ], keeperReason: .notUpscaled),
+            PhotoGroup(kind: .similar, keeper: photo(2), members: [
+                .init(photoID: photo(2), distance: 0, relation: .keeper), .init(photoID: photo(3), distance: 9, relation: .similarShot),
+            ], keeperReason: .path),
+        ]
+        #expect(try await store.finalize(scan: scan, groups: groups))
+        let read = try await store.groups(scanID: scan.id)
+        #expect(read.map(\.groupID) == [1, 2] && read.map(\.kind) == ["near", "similar"] && read.map(\.keeperReason) == ["not upscaled", "path"])
+        #expect(read[0].members.map(\.path) == ["/lib/1.jpg", "/lib/0.jpg", "/lib/4.jpg"], "the keeper first, then by path")
+        #expect(read[0].members.map(\.keeper) == [true, false, false] && read[0].members.map(\.distance) == [0, 3, 5])
+        #expect(read[0].members.map(\.relation) == ["keeper", "edited copy", "upscaled copy"])
+        #expect(read[1].members.map(\.path) == ["/lib/2.jpg", "/lib/3.jpg"] && read[1].members.map(\.distance) == [0, 9])
+        #expect(read[1].members.map(\.relation) == ["keeper", "similar shot"] && read[1].members.map(\.keeper) == [true, false])
+    }
+
     @Test("unchanged files keep their results on a rescan; changed ones are analysed again; a batch walked again counts once")
     func incrementalRescan() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }

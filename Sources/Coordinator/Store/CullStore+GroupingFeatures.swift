@@ -15,11 +15,11 @@ extension CullStore: GroupingFeatureSource {
             FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id WHERE p.id IN
             """) { chunk, rows in
             var found: [Int64: (frame: UInt64, windows: [UInt64], mirror: UInt64?, content: UInt64?)] = [:]
-            while let row = try rows.next() {
-                let hasBox = ContentBoxColumn.decode(row[4]) != nil
-                found[row[0]] = (UInt64(bitPattern: row[1] ?? 0), WindowHashesColumn.decode(row[2]),
-                                 (row[3] as Int64?).map { UInt64(bitPattern: $0) },
-                                 hasBox ? (row[5] as Int64?).map { UInt64(bitPattern: $0) } : nil)
+            while try rows.step() {
+                let hasBox = ContentBoxColumn.decode(rows.blob(4)) != nil
+                found[rows.int64(0)] = (UInt64(bitPattern: rows.int64(1)), WindowHashesColumn.decode(rows.blob(2)),
+                                        rows.optionalInt64(3).map { UInt64(bitPattern: $0) },
+                                        hasBox ? rows.optionalInt64(5).map { UInt64(bitPattern: $0) } : nil)
             }
             // In the order asked: row k of the hashes is the k-th id. A photo gone since
             // (it cannot be: grouping reads a finished scan) would still take its row.
@@ -47,9 +47,7 @@ extension CullStore: GroupingFeatureSource {
         var layouts: [Int64: PhotoLayout] = [:]
         layouts.reserveCapacity(ids.count)
         try forEachChunk(of: ids.sorted(), select: "SELECT photo_id, thumbnail, chroma FROM photo_features WHERE photo_id IN") { _, rows in
-            while let row = try rows.next() {
-                layouts[row[0]] = PhotoLayout(thumbnail: [UInt8]((row[1] as Data?) ?? Data()), chroma: [UInt8]((row[2] as Data?) ?? Data()))
-            }
+            while try rows.step() { layouts[rows.int64(0)] = PhotoLayout(thumbnail: rows.bytes(1), chroma: rows.bytes(2)) }
         }
         return layouts
     }
@@ -58,24 +56,38 @@ extension CullStore: GroupingFeatureSource {
         var windows: [Int64: [UInt64]] = [:]
         windows.reserveCapacity(ids.count)
         try forEachChunk(of: ids.sorted(), select: "SELECT photo_id, window_phashes FROM photo_features WHERE photo_id IN") { _, rows in
-            while let row = try rows.next() { windows[row[0]] = WindowHashesColumn.decode(row[1]) }
+            while try rows.step() { windows[rows.int64(0)] = WindowHashesColumn.decode(rows.blob(1)) }
         }
         return windows
     }
 
     /// Runs `select` (ending in `IN`) for each chunk of `ids`, in one read, handing each chunk
-    /// and its rows to `body`. Callers that file the rows by id pass the ids sorted: a chunk
-    /// of ids in order reads its rows' pages in the file's order. Grouping asks for the
-    /// photos a batch of candidates or neighbours pairs, ids in no order, and where the page
-    /// cache no longer holds the database (a VM that pages out what was not read lately does,
-    /// minutes after it was written) each chunk of 500 such ids read 500 pages scattered over
-    /// the file: a million photos' neighbour step waited on the disk for most of its time.
-    private func forEachChunk(of ids: [Int64], select: String,
-                              _ body: (ArraySlice<Int64>, RowCursor) throws -> Void) throws {
+    /// and its statement, ready to step through the chunk's rows, to `body`. The statement is
+    /// driven through SQLite's C API (`RawStatement`) and prepared once for every chunk of the
+    /// same size: grouping reads a million photos' layouts, crop windows and window hashes in
+    /// chunks of 500, and GRDB's row cursor copied each blob into a `Data` first.
+    ///
+    /// Callers that file the rows by id pass the ids sorted: a chunk of ids in order reads its
+    /// rows' pages in the file's order. Grouping asks for the photos a batch of candidates or
+    /// neighbours pairs, ids in no order, and where the page cache no longer holds the database
+    /// (a VM that pages out what was not read lately does, minutes after it was written) each
+    /// chunk of 500 such ids read 500 pages scattered over the file: a million photos'
+    /// neighbour step waited on the disk for most of its time.
+    private func forEachChunk(of ids: [Int64], select: String, _ body: (ArraySlice<Int64>, RawStatement) throws -> Void) throws {
         try writer.read { db in
+            var statements: [Int: RawStatement] = [:]  // by chunk size: the whole ones, and the last
             for chunk in ids.chunked(into: Self.featureChunk) {
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                try body(chunk, try Row.fetchCursor(db, sql: "\(select) (\(marks))", arguments: StatementArguments(chunk)))
+                let statement: RawStatement
+                if let prepared = statements[chunk.count] {
+                    statement = prepared
+                } else {
+                    let marks = (1...chunk.count).map { "?\($0)" }.joined(separator: ",")
+                    statement = try RawStatement(db, sql: "\(select) (\(marks))")
+                    statements[chunk.count] = statement
+                }
+                for (position, id) in chunk.enumerated() { statement.bind(Int32(position + 1), id) }
+                defer { statement.reset() }
+                try body(chunk, statement)
             }
         }
     }

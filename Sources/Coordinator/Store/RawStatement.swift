@@ -1,12 +1,14 @@
-import Foundation
 import GRDB
 import GRDBSQLite
 
-/// A prepared SQLite statement driven through SQLite's C API, for the two loops where GRDB's
+/// A prepared SQLite statement driven through SQLite's C API, for the loops where GRDB's
 /// per-call conveniences (an argument array, a row cursor, retained values) cost more than the
 /// query itself: the walk's lookup of every file it finds, 220,000 times in a rescan of an
-/// unchanged library (bench/RESULTS.md, "Rescans"), and grouping's read of every photo row of
-/// a scan, 25 columns of a million rows (`CullStore.groupingInput`). Everything else uses GRDB.
+/// unchanged library (bench/RESULTS.md, "Rescans"), grouping's read of every photo row of a
+/// scan, 26 columns of a million rows (`CullStore.groupingInput`), the reads by id that follow
+/// (layouts, window hashes: `CullStore+GroupingFeatures.swift`), and the write of its groups
+/// (`CullStore.finalize`: a million photos' scan writes about 111,000 groups and 250,000
+/// members). Everything else uses GRDB.
 ///
 /// Used inside one GRDB transaction (a write, or a read) and finalized when released, before
 /// it ends.
@@ -30,6 +32,14 @@ final class RawStatement {
         sqlite3_bind_int64(statement, index, value)
     }
 
+    /// Binds a copy of `text` (SQLite's own, kept until the next binding of `index`).
+    func bind(_ index: Int32, text: String) {
+        sqlite3_bind_text(statement, index, text, -1, Self.transient)
+    }
+
+    /// SQLITE_TRANSIENT: SQLite copies the bound value before the call returns.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
     /// Binds `text` to `index` for the duration of `body` (SQLite reads it in place), runs
     /// `body`, and resets the statement (other bindings stay).
     func with<T>(_ text: String, at index: Int32, _ body: (RawStatement) throws -> T) rethrows -> T {
@@ -43,6 +53,9 @@ final class RawStatement {
             return try body(self)
         }
     }
+
+    /// Makes the statement ready to run again (its bindings stay).
+    func reset() { sqlite3_reset(statement) }
 
     /// Steps once: true when a row is there to read, false when the statement is done.
     func step() throws -> Bool {
@@ -87,11 +100,5 @@ final class RawStatement {
     func blob(_ column: Int32) -> UnsafeRawBufferPointer {
         guard let blob = sqlite3_column_blob(statement, column) else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, column)))
-    }
-
-    /// The column's bytes, copied into a `Data` (nil when NULL or empty).
-    func data(_ column: Int32) -> Data? {
-        guard let blob = sqlite3_column_blob(statement, column) else { return nil }
-        return Data(bytes: blob, count: Int(sqlite3_column_bytes(statement, column)))
     }
 }

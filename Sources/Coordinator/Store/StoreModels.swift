@@ -176,12 +176,16 @@ enum WindowHashesColumn {
     /// through a `Data` slice and a byte-wise reduce per hash was about a seventh of a million
     /// photos' grouping through the store (perf: the slices' exclusivity checks).
     static func decode(_ data: Data?) -> [UInt64] {
-        guard let data, data.count % 8 == 0 else { return [] }
-        let count = data.count / 8
+        guard let data else { return [] }
+        return data.withUnsafeBytes(decode)
+    }
+
+    /// The same, from the column's bytes where SQLite holds them (`RawStatement.blob`).
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> [UInt64] {
+        guard bytes.count % 8 == 0 else { return [] }
+        let count = bytes.count / 8
         return [UInt64](unsafeUninitializedCapacity: count) { hashes, initialized in
-            data.withUnsafeBytes { bytes in
-                for index in 0..<count { hashes[index] = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
-            }
+            for index in 0..<count { hashes[index] = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)) }
             initialized = count
         }
     }
@@ -200,10 +204,14 @@ enum ContentBoxColumn {
     }
 
     static func decode(_ data: Data?) -> FeatureWindow? {
-        guard let data, data.count == 16 else { return nil }
-        let values = data.withUnsafeBytes { bytes in
-            (0..<4).map { Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
-        }
-        return FeatureWindow(x: Double(values[0]), y: Double(values[1]), width: Double(values[2]), height: Double(values[3]))
+        guard let data else { return nil }
+        return data.withUnsafeBytes(decode)
+    }
+
+    /// The same, from the column's bytes where SQLite holds them (`RawStatement.blob`).
+    static func decode(_ bytes: UnsafeRawBufferPointer) -> FeatureWindow? {
+        guard bytes.count == 16 else { return nil }
+        func value(_ k: Int) -> Double { Double(Float(bitPattern: UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: k * 4, as: UInt32.self)))) }
+        return FeatureWindow(x: value(0), y: value(1), width: value(2), height: value(3))
     }
 }
