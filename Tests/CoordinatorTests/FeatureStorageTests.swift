@@ -137,8 +137,15 @@ struct FeatureStorageTests {
             }
             _ = try await store.applyResults([ReceivedResult(result: result, workerID: "w1", pipelineVersion: PhotoAnalyzer.pipelineVersion)])
         }
-        let photos = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id))).photos
-        #expect(photos.count == count)
+        let finished = try #require(try await store.scan(id: scan.id))
+        let photos = try await store.groupingInput(scan: finished).photos
+        #expect(photos.count == count && photos.map(\.id) == photos.map(\.id).sorted(), "in the order of the ids")
+        // Read in two halves at once: the rows and hashes one read gives, in the same order.
+        let (halves, halvesFeatures) = try await store.groupingInput(scan: finished, inTwoFrom: 1)
+        #expect(halves.map(\.id) == photos.map(\.id) && halves.map(\.path) == photos.map(\.path) && halves.map(\.pHash) == photos.map(\.pHash))
+        let halvesHashes = try #require(halvesFeatures.takeSearchHashes(for: halves))
+        let apart = try store.candidateHashes(of: photos.map(\.id), plan: CandidatePlan(), holdingCropWindows: false)
+        #expect(halvesHashes.frames == apart.frames && halvesHashes.windows == apart.windows && halvesHashes.mirrors == apart.mirrors)
         let seedOf = Dictionary(uniqueKeysWithValues: photos.map { ($0.id, Int($0.pHash)) })
         var random = SplitMix64(seed: 3)
         let shuffled = photos.map(\.id).shuffled(using: &random)
