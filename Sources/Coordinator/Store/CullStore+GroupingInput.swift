@@ -29,10 +29,23 @@ extension CullStore {
             return (photos, ScanFeatures(store: self, photos: photos, hashes: hashes))
         }
         let middle = low + (high - low) / 2 + 1
-        async let first = groupingRows(scan: scan, ids: low..<middle, expected: total / 2)
-        async let second = groupingRows(scan: scan, ids: middle..<(high + 1), expected: total / 2)
-        var (photos, hashes) = try await first
-        let rest = try await second
+        // In a task group, not `async let`: a group hands each half over, so the first half's
+        // arrays, sized for both, take the second in place (an `async let` keeps its value,
+        // and appending to it copied a million photos' rows).
+        var halves: [(photos: [GroupingPhoto], hashes: CompactHashes)?] = [nil, nil]
+        try await withThrowingTaskGroup(of: (Int, [GroupingPhoto], CompactHashes).self) { group in
+            group.addTask {
+                let read = try await self.groupingRows(scan: scan, ids: low..<middle, expected: total)
+                return (0, read.photos, read.hashes)
+            }
+            group.addTask {
+                let read = try await self.groupingRows(scan: scan, ids: middle..<(high + 1), expected: total / 2)
+                return (1, read.photos, read.hashes)
+            }
+            for try await (half, photos, hashes) in group { halves[half] = (photos, hashes) }
+        }
+        guard var (photos, hashes) = halves[0], let rest = halves[1] else { throw CancellationError() }
+        halves = []
         photos += rest.photos
         hashes.append(contentsOf: rest.hashes)
         return (photos, ScanFeatures(store: self, photos: photos, hashes: hashes))
