@@ -156,6 +156,12 @@ struct FeatureStorageTests {
             let seed = seedOf[shuffled[row]]!
             return hashes.held.allSatisfy { k in hashes.window(row, k) == (seed % 7 == 0 ? 0 : windows(seed)[k]) }
         })
+        let probed = CandidatePlan().probedCropWindows
+        let crops = try store.cropWindows(of: shuffled[...], plan: CandidatePlan())
+        #expect(crops == shuffled.flatMap { id in probed.map { k in seedOf[id]! % 7 == 0 ? 0 : windows(seedOf[id]!)[k] } })
+        let asked = [5, 9, 5]  // an id asked twice takes its windows in both places
+        #expect(try store.cropWindows(of: asked.map { shuffled[$0] }[...], plan: CandidatePlan())
+                == asked.flatMap { crops[$0 * probed.count..<($0 + 1) * probed.count] })
         let stored = try store.windowHashes(of: shuffled)
         #expect(stored.count == count && shuffled.allSatisfy { stored[$0] == (seedOf[$0]! % 7 == 0 ? [] : windows(seedOf[$0]!)) })
         let layouts = try store.layouts(of: shuffled)

@@ -26,7 +26,7 @@ struct CompactHashes: Sendable {
     /// row's); the search reads the crop windows chunk by chunk (`CropWindowSource`).
     init(plan: CandidatePlan, holdingCropWindows: Bool = true) {
         self.plan = plan
-        held = holdingCropWindows ? plan.windows : Array(Set(plan.overlayWindows)).sorted()
+        held = holdingCropWindows ? plan.windows : Self.overlayHeld(plan)
         var column = [Int](repeating: -1, count: FeatureWindow.hashedCount)
         for (position, k) in held.enumerated() { column[k] = position }
         self.column = column
