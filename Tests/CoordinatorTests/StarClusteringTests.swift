@@ -89,8 +89,10 @@ struct ApartClusteringTests {
         #expect(StarClustering.clusters(count: 4, pairs: pairs, order: [0, 1, 2, 3]) == [[0, 1, 2, 3]])
         let groups = StarClustering.clusters(count: 4, pairs: pairs, order: [0, 1, 2, 3], apart: [(0, 3)])
         #expect(!groups.contains { $0.contains(0) && $0.contains(3) }, "\(groups)")
-        // The copies (confirmed with both) still go somewhere: each with one of them.
-        #expect(Set(groups.joined()) == [0, 1, 2, 3], "\(groups)")
+        // The copies (confirmed with both: bridges) still go somewhere. Neither photo took
+        // anyone, so both are free; the first copy becomes a centre and takes the first of
+        // them, and the other copy joins it.
+        #expect(groups == [[1, 0, 2]], "\(groups)")
     }
 
     @Test("photos in no pair may be left out of the order: the groups are the same")
@@ -102,5 +104,20 @@ struct ApartClusteringTests {
         let pairedOnly = StarClustering.clusters(count: 12, pairs: pairs, order: [7, 0, 1, 2, 3, 4, 5, 6, 8])
         #expect(pairedOnly == everyPhoto)
         #expect(pairedOnly == [[7, 6, 8], [0, 2, 4], [1, 3, 5]])
+    }
+
+    @Test("an original confirmed with a burst frame and with copies apart from the frame keeps its copies")
+    func bridgeKeepsItsCopies() {
+        // 0 the original; 1 a burst frame the judge passed as near; 2, 3, 4 edited copies of 0,
+        // each apart from the frame (its colours disagree) and paired with 0 alone. 0 is a
+        // bridge (confirmed with both sides of an apart pair). The copies, whose only partner it
+        // is, take nobody and stay free; 0 then takes them, not the frame.
+        let pairs = [(0, 1), (0, 2), (0, 3), (0, 4)]
+        let apart = [(1, 2), (1, 3), (1, 4)]
+        for order in [[0, 1, 2, 3, 4], [1, 0, 2, 3, 4], [4, 3, 2, 1, 0]] {
+            #expect(StarClustering.clusters(count: 5, pairs: pairs, order: order, apart: apart).map(Set.init) == [[0, 2, 3, 4]], "order \(order)")
+        }
+        // Without the conflicts, one group of all five.
+        #expect(StarClustering.clusters(count: 5, pairs: pairs, order: [0, 1, 2, 3, 4]).map(Set.init) == [[0, 1, 2, 3, 4]])
     }
 }

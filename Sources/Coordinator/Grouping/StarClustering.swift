@@ -12,7 +12,10 @@
 /// 2. A photo not confirmed with a group's centre still joins it when it is confirmed with at
 ///    least half of the group's members, and with two at least (`groupByQuorum`): an edit of an
 ///    edit that drifted too far from the original, but not a look-alike of one member.
-/// 3. A centre left with no partner is no group.
+/// 3. A centre left with no partner is no group, and stays free: a bridge (below) may take it.
+/// 4. Partners confirmed different from each other (`apart`, below; only a bridge that became
+///    a centre has such partners) cannot all join: it takes first those apart from the fewest
+///    of its other partners (`inTakingOrder`).
 ///
 /// With `isBetterAnchor` (the caller's order of photos by what a group is built around alone:
 /// `Grouper`'s no added borders, then most pixels; by default no photo is better), a group
@@ -29,12 +32,13 @@
 /// Pairs confirmed *different* (`apart`: a colour variant of one design, which the gray layout
 /// alone calls a copy) never share a group: a photo does not join a group holding one it is
 /// apart from. A photo confirmed with both photos of such a pair (a black-and-white copy of a
-/// design that exists in two palettes) is a **bridge**: it becomes no centre and no centre takes
-/// it; it joins, last, the group it is confirmed with by the largest share of its members (half
-/// at least, one member at least: the group may be a centre whose other partners are bridges
-/// too; on a
-/// tie, the group whose centre is nearest by `distance`: the gray copy of the warm design goes
-/// with the warm one, though it is confirmed with every member of both).
+/// design that exists in two palettes) is a **bridge**: no centre takes it; it joins, last, the
+/// group it is confirmed with by the largest share of its members (half at least, one member
+/// at least; on a tie, the group whose centre is nearest by `distance`: the gray copy of the
+/// warm design goes with the warm one, though it is confirmed with every member of both). With
+/// no such group, it becomes a centre itself, of its partners still free: an original
+/// confirmed with a burst frame and with the frame's three edited copies apart from it is a
+/// bridge, and its copies, whose only partner it is, wait for it (rule 3) and join it (rule 4).
 enum StarClustering {
     /// Groups of indexes into `0..<count`, each listed centre first, then its partners in
     /// `order`; `order` holds every index that is in a pair of `pairs` once (it may hold the
@@ -78,8 +82,8 @@ enum StarClustering {
             var members = [photo]
             groupOf[photo] = id
             func take(partnersOf hub: Int) {
-                for partner in partners[hub].sorted(by: { rank[$0] < rank[$1] })
-                where groupOf[partner] < 0 && !bridge[partner] && fits(partner, members) {
+                let open = partners[hub].filter { groupOf[$0] < 0 && !bridge[$0] }
+                for partner in inTakingOrder(open, conflicts: conflicts, rank: rank) where groupOf[partner] < 0 && fits(partner, members) {
                     groupOf[partner] = id
                     members.append(partner)
                 }
@@ -90,9 +94,30 @@ enum StarClustering {
             if let anchor = members.dropFirst().min(by: isBetterAnchor), isBetterAnchor(anchor, photo) {
                 take(partnersOf: anchor)
             }
+            guard members.count > 1 else {
+                // A centre that took nobody (its partners all taken, or bridges) is left free: a
+                // bridge it is confirmed with may still take it (`groupByQuorum` would otherwise
+                // weigh this group of one as much as a whole family).
+                groupOf[photo] = -1
+                continue
+            }
             groups.append(members)
         }
-        return groups.filter { $0.count > 1 }
+        return groups
+    }
+
+    /// The partners a centre takes, in the order it takes them: those confirmed different from
+    /// the fewest of the others first, then by `rank`. Of partners confirmed different from each
+    /// other (a bridge's) only one side can join, and the side in fewer conflicts keeps more of
+    /// them: a burst frame that passes for the photo but is apart from its three edited copies
+    /// stays out, not the three copies. Without conflicts, rank order.
+    private static func inTakingOrder(_ open: [Int], conflicts: [Int: Set<Int>], rank: [Int]) -> [Int] {
+        guard !conflicts.isEmpty, open.contains(where: { conflicts[$0] != nil }) else { return open.sorted { rank[$0] < rank[$1] } }
+        let offered = Set(open)
+        func conflictCount(_ photo: Int) -> Int { conflicts[photo].map { $0.intersection(offered).count } ?? 0 }
+        return open.map { (photo: $0, conflicts: conflictCount($0)) }
+            .sorted { ($0.conflicts, rank[$0.photo]) < ($1.conflicts, rank[$1.photo]) }
+            .map(\.photo)
     }
 
     /// The group whose members the photo is confirmed with, at least half of them and `minimum`

@@ -114,7 +114,10 @@ struct BenchmarkMisses {
     /// radii (`refused by the judge`, by verdict and by the real picture the photo's layout
     /// shows); the photo, or a copy the judge calls near, in a duplicate group of another
     /// family's rows (`taken by a look-alike`: rows made from the same few hundred real pictures,
-    /// which a library of distinct photos has fewer of); else `left by clustering`.
+    /// which a library of distinct photos has fewer of); else `left by clustering`. The first
+    /// twelve left by clustering are listed: each copy's group, and the judge's verdict on the
+    /// pairings the probes return (`probedPairings`) seen from either photo, and whether the
+    /// copy is in a similar group with the photo.
     func whereMissedFamiliesWent(_ library: RealisticLibrary, _ model: FeatureModel, groups: [PhotoGroup], groupOf: [Int: Int]) {
         let plan = CandidatePlan().sized(for: library.count)
         let pieces = plan.pieces ?? MultiIndexHash.pieceCount(for: library.count)
@@ -127,7 +130,7 @@ struct BenchmarkMisses {
             guard let group = groupOf[row] else { return false }
             return groups[group].members.contains { library.family(Int($0.photoID)) != library.family(row) }
         }
-        var causes: [String: Int] = [:], refusedBy: [String: Int] = [:], refusedPictures: [String: Int] = [:]
+        var causes: [String: Int] = [:], refusedBy: [String: Int] = [:], refusedPictures: [String: Int] = [:], clusteringLines: [String] = []
         for (photo, rows) in copies where !rows.contains(where: { groupOf[$0] != nil && groupOf[$0] == groupOf[photo] }) {
             let photoRow = library.photo(photo)
             let reachable = rows.filter { plan.reaches(library.photo($0), photoRow, pieces: pieces) }
@@ -149,8 +152,30 @@ struct BenchmarkMisses {
                 refusedPictures[String(picture.split(separator: "/").last ?? ""), default: 0] += 1
                 continue
             }
-            causes[mixed(photo) || nearCopies.contains(where: mixed) ? "taken by a look-alike" : "left by clustering", default: 0] += 1
+            let cause = mixed(photo) || nearCopies.contains(where: mixed) ? "taken by a look-alike" : "left by clustering"
+            causes[cause, default: 0] += 1
+            if cause == "left by clustering", clusteringLines.count < 12 {
+                func describe(_ row: Int) -> String {
+                    guard let group = groupOf[row] else { return "no group" }
+                    let members = groups[group].members.map { Int($0.photoID) }
+                    return "group \(group) (\(groups[group].kind), \(members.count) rows, keeper \(groups[group].keeper), "
+                        + "families \(Set(members.map(library.family)).count))"
+                }
+                clusteringLines.append("photo \(photo): \(describe(photo)); copies: " + rows.map { row in
+                    let copy = library.photo(row), all = plan.pairingsWithinReach(photoRow, copy)
+                    let probed = plan.probedPairings(photoRow, copy, pieces: pieces)
+                    var cache = LayoutCellCache(capacity: 0)
+                    let verdict = probed.isEmpty ? "unprobed" : PairJudge().relation(photoRow, copy, pairings: probed, rows: (0, 1), cache: &cache).map { "\($0)" } ?? "none"
+                    var reverseCache = LayoutCellCache(capacity: 0)
+                    let reversed = probed.map { Grouper.Pairing(slotA: $0.slotB, slotB: $0.slotA) }
+                    let reverse = probed.isEmpty ? "unprobed" : PairJudge().relation(copy, photoRow, pairings: reversed, rows: (0, 1), cache: &reverseCache).map { "\($0)" } ?? "none"
+                    let similar = groups.firstIndex { $0.kind == .similar && $0.members.contains { Int($0.photoID) == row } && $0.members.contains { Int($0.photoID) == photo } }
+                    return "\(row) \(model.transforms[Int(library.edit[row])]) \(nearCopies.contains(row) ? "near" : "not near") in \(describe(row)), "
+                        + "probed \(probed.count) of \(all.count) pairings: \(verdict), from the copy \(reverse)\(similar == nil ? "" : ", similar with the photo")"
+                }.joined(separator: "; "))
+            }
         }
+        for line in clusteringLines { print("benchmark misses: left by clustering: \(line)") }
         print("benchmark misses: where the missed families went: "
               + causes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("benchmark misses: refused by the judge, families with a reachable copy judged: "
@@ -199,5 +224,38 @@ struct BenchmarkMisses {
               + "that group's photo (of those, \(gray) nearly gray, \(sameOrNextHue) with hue turns the same or one step apart); "
               + "their frames' distance: " + frameDistances.sorted { $0.key < $1.key }.map { "\($0.key) bits \($0.value)" }.joined(separator: ", "))
         for line in others { print("  " + line) }
+    }
+}
+
+extension BenchmarkMisses {
+    /// CULL_BENCH_MISSES_FAMILIES: photo rows of the CULL_BENCH_MISSES-row library
+    /// (comma-separated), e.g. the ones `diagnose` lists as left by clustering.
+    static let families = (environment["CULL_BENCH_MISSES_FAMILIES"] ?? "").split(separator: ",").compactMap { Int($0) }
+
+    /// Each listed family (the photo and the rows after it of its family: its burst shots and
+    /// planted copies) grouped on its own, and each row's verdict against the photo over every
+    /// pairing within the radii: whether a family the large library lost is lost to its own
+    /// rows (a burst shot the judge passes as near, apart from the copies) or to others.
+    @Test("the listed families grouped on their own", .enabled(if: !families.isEmpty))
+    func familiesOnTheirOwn() throws {
+        let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
+        var library = RealisticLibrary.generate(count: Self.count, model: model)
+        library.turnHues()
+        for photo in Self.families {
+            let rows = [photo] + (photo + 1..<min(library.count, photo + 12)).filter { library.family($0) == library.family(photo) }
+            print("family \(photo): " + rows.map { row in
+                let edit = library.copyOf[row] >= 0 ? model.transforms[Int(library.edit[row])] : "-"
+                return "\(row) copy of \(library.copyOf[row]), burst of \(library.burstOf[row]), edit \(edit)"
+            }.joined(separator: "; "))
+            let groups = try Grouper().groups(of: rows.map(library.lightPhoto), features: GroupingScaleBenchmark.GeneratedFeatures(library: library),
+                                              progress: GroupingProgress(), shouldStop: { false })
+            print("family \(photo) on its own: " + groups.map { "\($0.kind) \($0.members.map(\.photoID))" }.joined(separator: "; "))
+            for row in rows.dropFirst() {
+                let other = library.photo(row), pairings = CandidatePlan().pairingsWithinReach(library.photo(photo), other)
+                var cache = LayoutCellCache(capacity: 0)
+                let verdict = PairJudge().relation(library.photo(photo), other, pairings: pairings, rows: (0, 1), cache: &cache)
+                print("  \(row): pairings \(pairings.map { "\($0.slotA)-\($0.slotB)" }), \(verdict.map { "\($0)" } ?? "none")")
+            }
+        }
     }
 }
