@@ -222,25 +222,33 @@ struct PairJudge: Sendable {
     /// The two views a pairing compares, in the order the change measures (`LocalChange`,
     /// `RegionalGain`) take them: they mirror only their first view, so when the pairing
     /// mirrors the second photo's whole frame, the two photos swap places.
+    /// `aspectA` and `aspectB`: the width over the height of the photos the views are of, in
+    /// pixels (0 when not known).
     struct OrientedViews {
         var thumbnailA: [UInt8], windowA: FeatureWindow, mirroredA: Bool
         var thumbnailB: [UInt8], windowB: FeatureWindow
+        var aspectA = 0.0, aspectB = 0.0
     }
 
     static func oriented(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> OrientedViews {
         let mirror = Int(Candidate.mirrorSlot)
         if pairing.slotB == mirror && pairing.slotA != mirror {
-            return OrientedViews(thumbnailA: b.thumbnail, windowA: .full, mirroredA: true, thumbnailB: a.thumbnail, windowB: window(a, pairing.slotA))
+            return OrientedViews(thumbnailA: b.thumbnail, windowA: .full, mirroredA: true, thumbnailB: a.thumbnail, windowB: window(a, pairing.slotA),
+                                 aspectA: aspect(b), aspectB: aspect(a))
         }
         return OrientedViews(thumbnailA: a.thumbnail, windowA: window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
-                             thumbnailB: b.thumbnail, windowB: window(b, pairing.slotB))
+                             thumbnailB: b.thumbnail, windowB: window(b, pairing.slotB), aspectA: aspect(a), aspectB: aspect(b))
+    }
+
+    private static func aspect(_ photo: GroupingPhoto) -> Double {
+        photo.width > 0 && photo.height > 0 ? Double(photo.width) / Double(photo.height) : 0
     }
 
     /// The largest region lit differently between the windows the pairing matched, registered
     /// (`RegionalGain`).
     static func regionalGain(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
                              settledBelow: Double = LocalChange.sceneChangeShare) -> Double {
-        let views = oriented(a, b, pairing)
+        let views = inOneShape(oriented(a, b, pairing))
         return RegionalGain.largestRegion(views.thumbnailA, views.windowA, mirroredA: views.mirroredA,
                                           views.thumbnailB, views.windowB, settledBelow: settledBelow)
     }
