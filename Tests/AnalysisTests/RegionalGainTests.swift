@@ -43,6 +43,21 @@ struct RegionalGainTests {
 
     }
 
+    @Test("views that fit as paired are not registered; a patch lit in a zoomed frame is looked for registered")
+    func fitsAsPaired() {
+        let toned = Self.thumbnail(tone: { value, _, _ in 255 * pow(max(0, value) / 255, 0.7) })
+        func paired(_ b: [UInt8]) -> Double {
+            let viewB = LayoutThumbnail.sampler(b).cells(.full, columns: RegionalGain.gridSide, rows: RegionalGain.gridSide)
+            return RegionalGain.pairedRegion(LayoutThumbnail.sampler(Self.original), .full, viewB, ToneTarget(viewB))
+        }
+        let settled = LocalChange.sceneChangeShare * RegionalGain.fitsAsPaired
+        // The tone edit fits as paired: its answer is the region as paired, no registration.
+        #expect(paired(toned) < settled)
+        #expect(RegionalGain.largestRegion(Self.original, .full, toned, .full) == paired(toned))
+        // The lit patch shows as paired too, at half the level: registered, and found (`litPatch`).
+        #expect(paired(Self.zoomedAndLit) >= settled, "\(paired(Self.zoomedAndLit))")
+    }
+
     /// The descent starts from the window as paired (scale 1, no shift) and must walk to a crop
     /// whose scale and centre both differ: scale and shift found together.
     @Test("registration finds a 10% crop from the whole frame, centred or off centre",
