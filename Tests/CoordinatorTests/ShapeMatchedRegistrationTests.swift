@@ -103,4 +103,18 @@ struct ShapeMatchedRegistrationTests {
         let unknown = PairJudge.inOneShape(views(.full, aspectA: 0, .full, aspectB: 388.0 / 328))
         #expect(unknown.windowA == .full && unknown.windowB == .full)
     }
+
+    @Test("a registered part has the copy's shape in pixels, so it is not narrowed again")
+    func registeredPartShape() throws {
+        let original = try GroupingPhoto.analysed(1, "/p/original.jpg", Self.render(width: Self.width, height: Self.height))
+        // A window of 85% of the width in a copy's shape of 340 × 295 (85% × 90%).
+        let window = TurnedWindow(centreX: 0.5, centreY: 0.5, width: 0.85, angle: 0, imageAspect: Double(Self.width) / Double(Self.height),
+                                  shape: 340.0 / 295)
+        let part = PairJudge.part(of: original, under: window)
+        #expect(part.width == 340 && part.height == 295, "\(part.width) × \(part.height)")
+        let copy = try GroupingPhoto.analysed(2, "/p/copy.jpg", Self.render(width: 340, height: 295, x: 0.075, y: 0.05, w: 0.85, h: 0.9))
+        let views = PairJudge.oriented(part, copy, Grouper.Pairing(slotA: 0, slotB: 0))
+        let matched = PairJudge.inOneShape(views)
+        #expect(matched.windowA == views.windowA && matched.windowB == views.windowB)
+    }
 }

@@ -138,9 +138,12 @@ extension PairJudge {
     }
 
     /// The part of `photo` under `window` as a photo of its own: its thumbnail and chroma layout
-    /// resampled from the window, no borders.
+    /// resampled from the window, no borders, and its size in pixels the window's (the copy's
+    /// shape: `inOneShape` reads it when the part's change of the scene is measured).
     static func part(of photo: GroupingPhoto, under window: TurnedWindow) -> GroupingPhoto {
         var part = photo
+        part.width = max(1, Int((window.width * Double(photo.width)).rounded()))
+        part.height = max(1, Int((Double(part.width) / window.shape).rounded()))
         part.thumbnail = window.warped(photo.thumbnail[...], side: LayoutThumbnail.side)
         if let chromaSide = ChromaLayout.side(of: photo.chroma) {
             let plane = chromaSide * chromaSide
