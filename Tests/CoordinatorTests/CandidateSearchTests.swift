@@ -68,11 +68,7 @@ struct CandidateSearchTests {
                                  pieces: 4, framePieceRadius: 1, windowPieceRadius: 1)
         plan.cheapCropWindows = [30, 49]
         let (compact, all) = Self.hashes(plan: plan, count: 400)
-        var search = CandidateSearch(compact)
-        search.usesBatches = batched
-        search.pairingBudget = nil  // every pairing, as the scan finds them
-        #expect((BatchedSearch(search) != nil) == batched)
-        let found = search.candidates(threads: 2)
+        let found = Self.everyPairing(compact, batched: batched).candidates(threads: 2)
         var expected = Set<Candidate>()
         func close(_ x: UInt64, _ y: UInt64, _ radius: Int, piece: Int) -> Bool {
             (x ^ y).nonzeroBitCount <= radius && MultiIndexHash.agreeOnAPiece(x, y, pieces: 4, within: piece)
@@ -97,16 +93,28 @@ struct CandidateSearchTests {
         #expect(probedAtOne.isEmpty, "no cheap pairing agrees on a piece only within one bit")
         #expect(Set(found) == expected && found.count == expected.count)
         // Streamed: the source hands out every probed window, the cheap ones after the others.
+        #expect(Set(try Self.streamed(plan: plan, all, batched: batched)) == expected)
+    }
+
+    /// A search of `compact` that keeps every pairing, as a scan finds them (no budget), in
+    /// batches or query by query.
+    static func everyPairing(_ compact: CompactHashes, batched: Bool) -> CandidateSearch {
+        var search = CandidateSearch(compact)
+        search.usesBatches = batched
+        search.pairingBudget = nil
+        #expect((BatchedSearch(search) != nil) == batched)
+        return search
+    }
+
+    /// What `everyPairing` finds when the crop windows of `all` (frame, then windows, a row)
+    /// are not held but handed out by a source, a chunk of rows at a time.
+    static func streamed(plan: CandidatePlan, _ all: [[UInt64]], batched: Bool) throws -> [Candidate] {
         var light = CompactHashes(plan: plan, holdingCropWindows: false)
         for row in all { light.append(frame: row[0], windows: Array(row.dropFirst())) }
-        var streaming = CandidateSearch(light)
-        streaming.usesBatches = batched
-        streaming.pairingBudget = nil
         let probed = plan.probedCropWindows
-        let streamed = try streaming.candidates(threads: 2, cropWindows: { range in
+        return try everyPairing(light, batched: batched).candidates(threads: 2, cropWindows: { range in
             range.flatMap { row in probed.map { k in all[row].count > 1 ? all[row][k + 1] : 0 } }
         })
-        #expect(Set(streamed) == expected)
     }
 
     @Test("nine overlay windows, each against a table of its own, find in batches what they find query by query")

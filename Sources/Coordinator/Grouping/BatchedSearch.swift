@@ -92,6 +92,27 @@ struct BatchedSearch {
                 askCrops(plan.cropWindows.count..<cropCount)
                 probe(queries, radii, asked, pieceRadius: 0, scratch: &scratch, into: &found)
             }
+            if let interleaved = base.interleavedIndex {
+                // The corner windows again, in the frames cut into other pieces.
+                queries.removeAll(keepingCapacity: true)
+                radii.removeAll(keepingCapacity: true)
+                asked.removeAll(keepingCapacity: true)
+                var windows: [UInt64] = []
+                for position in batch {
+                    let a = rows[position]
+                    for k in plan.interleavedCropWindows where hashes.hasWindow(a, k) {
+                        let window = crops.map { $0[position * cropCount + cropColumn[k]] } ?? hashes.window(a, k)
+                        windows.append(window)
+                        ask(interleaved.bits(window), radius: plan.cropRadius, row: a, slot: UInt8(k + 1))
+                    }
+                }
+                interleaved.index.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
+                    let asked = asked[query]
+                    if base.isInterleavedOnly(windows[query], frame: b, of: Int(asked.row), pieceRadius: pieceRadius) {
+                        found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0))
+                    }
+                }
+            }
             // Over budget (look-alikes): the closest kept. Their distances are worked out again
             // only then, so that the probes' hot loop stays as it was.
             if let limit = base.pairingBudget?.framesLimit(rows: batch.count, of: hashes.count), found.count - start > limit {

@@ -31,6 +31,11 @@ struct CandidatePlan: Sendable, Equatable {
     /// anywhere that a million photos' tables lost past the probes, 32 of 164 come within reach
     /// through them so (bench/RESULTS.md, "Where free crops are lost in large libraries").
     var cheapCropWindows: [Int] = []
+    /// Crop windows also probed, at `windowPieceRadius`, in a second table of the frames cut
+    /// into other pieces (`InterleavedBits`): set by `sized(for:)` where the tables have 3
+    /// pieces, for the four 90% windows in the corners, where a crop of two sides lands. Each
+    /// must be one of `probedCropWindows`.
+    var interleavedCropWindows: [Int] = []
 
     /// Every crop window workers hash: the 25 of 90% and the 25 of 80% (`FeatureWindow.crops`),
     /// the six bands of pipeline 4 (crops of one side, or to another aspect ratio) and
@@ -62,12 +67,15 @@ struct CandidatePlan: Sendable, Equatable {
         var plan = self
         plan.cropWindows = Self.cropWindowsLargeLibraries
         plan.cheapCropWindows = Self.cropWindowsDefault.filter { !Self.cropWindowsLargeLibraries.contains($0) }
+        plan.interleavedCropWindows = Self.cornerCropWindows
         return plan
     }
 
     /// The four 90% windows in the corners (each leaves out a band of 10% along two sides), and
     /// the bands without the top or the bottom 20% (a caption band across one end).
-    static let cornerWindows: [Int] = [0, 4, 20, 24] + FeatureWindow.captionWindows
+    static let cornerWindows: [Int] = cornerCropWindows + FeatureWindow.captionWindows
+    /// The four 90% windows in the corners.
+    static let cornerCropWindows: [Int] = [0, 4, 20, 24]
     /// Whether mirror images and bordered copies are looked for (pipeline 4's mirror pHash and
     /// content box), at `frameRadius`.
     var mirrors = true
@@ -127,6 +135,9 @@ struct CandidateSearch: Sendable {
     /// that compare the batches with a scan of every pair).
     var pairingBudget: PairingBudget? = .standard
     let frameIndex: MultiIndexHash
+    /// The frames cut into other pieces (`InterleavedBits`), for `plan.interleavedCropWindows`:
+    /// nil when the plan has none or searches exactly (no piece radius, nothing to add).
+    let interleavedIndex: (index: MultiIndexHash, bits: InterleavedBits)?
     private let contentIndex: MultiIndexHash
 
     /// `threads`: how many threads build the tables (`MultiIndexHash`), from a thread that may
@@ -134,6 +145,13 @@ struct CandidateSearch: Sendable {
     init(_ hashes: CompactHashes, threads: Int = 1) {
         self.hashes = hashes
         frameIndex = MultiIndexHash(hashes.frames, pieces: hashes.plan.pieces, threads: threads)
+        precondition(hashes.plan.interleavedCropWindows.allSatisfy(hashes.plan.probedCropWindows.contains), "interleaved windows must be probed crop windows")
+        if !hashes.plan.interleavedCropWindows.isEmpty, hashes.plan.windowPieceRadius != nil {
+            let bits = InterleavedBits.pieces(frameIndex.pieceBits.count)
+            interleavedIndex = (MultiIndexHash(hashes.frames.map { bits($0) }, pieces: frameIndex.pieceBits.count, threads: threads), bits)
+        } else {
+            interleavedIndex = nil
+        }
         contentIndex = MultiIndexHash(hashes.contents, pieces: hashes.plan.pieces, threads: threads)
     }
 
@@ -259,7 +277,22 @@ struct CandidateSearch: Sendable {
             frameIndex.forEachNeighbour(of: window, within: plan.cropRadius, pieceRadius: pieceRadius) { b, _ in
                 if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
             }
+            if let interleavedIndex, let pieceRadius, plan.interleavedCropWindows.contains(k) {
+                interleavedIndex.index.forEachNeighbour(of: interleavedIndex.bits(window), within: plan.cropRadius, pieceRadius: pieceRadius) { b, _ in
+                    if isInterleavedOnly(window, frame: b, of: a, pieceRadius: pieceRadius) {
+                        found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0))
+                    }
+                }
+            }
         }
+    }
+
+    /// Whether the interleaved table's hit `b` for a window of row `a` is one the frame index
+    /// missed: another row, and no piece of the first cut within `pieceRadius` (those the
+    /// first probes found).
+    @inline(__always)
+    func isInterleavedOnly(_ window: UInt64, frame b: Int, of a: Int, pieceRadius: Int) -> Bool {
+        b != a && !frameIndex.agreeOnAPiece(window, hashes.frames[b], within: pieceRadius)
     }
 
     /// One row's overlay window at `position` of the plan against that window's table

@@ -67,6 +67,18 @@ struct MultiIndexHash: Sendable {
         return false
     }
 
+    /// `agreeOnAPiece(_:_:pieces:within:)` on this index's pieces, with nothing allocated: asked
+    /// of every hit a second cut of the frames returns (`CandidateSearch.isInterleavedOnly`).
+    @inline(__always)
+    func agreeOnAPiece(_ a: UInt64, _ b: UInt64, within radius: Int) -> Bool {
+        let difference = a ^ b
+        for piece in pieceBits.indices
+        where (difference >> UInt64(pieceShifts[piece]) & ((1 << UInt64(pieceBits[piece])) - 1)).nonzeroBitCount <= radius {
+            return true
+        }
+        return false
+    }
+
     /// `ids`: the number each hash is reported as (default: its index). One kind of hash a table:
     /// a photo's overlapping windows are alike and would crowd the same buckets of a shared one
     /// (`CandidateSearch.overlayIndex(position:threads:)` builds a table per overlay window).

@@ -285,8 +285,16 @@ extension CandidatePlan {
             guard let window else { return probed(x, y, framePieceRadius) }
             if pairing.slotA == pairing.slotB { return probed(x, y, windowPieceRadius) }  // an overlay window
             guard probedCropWindows.contains(window) else { return false }
-            return probed(x, y, cropWindows.contains(window) ? windowPieceRadius : 0)
+            return probed(x, y, cropWindows.contains(window) ? windowPieceRadius : 0) || interleavedProbe(window, x, y, pieces: pieces)
         }
+    }
+
+    /// Whether window `k`'s hash `x` and a frame `y` (within the crop radius) meet in the
+    /// interleaved table (`interleavedCropWindows`).
+    func interleavedProbe(_ k: Int, _ x: UInt64, _ y: UInt64, pieces: Int) -> Bool {
+        guard let windowPieceRadius, interleavedCropWindows.contains(k) else { return false }
+        let bits = InterleavedBits.pieces(pieces)
+        return MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: pieces, within: windowPieceRadius)
     }
 
     func reaches(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> Bool {
@@ -307,6 +315,8 @@ extension CandidatePlan {
         for k in probedCropWindows {
             let pieceRadius = cropWindows.contains(k) ? windowPieceRadius : 0
             if close(a.windowPHashes[k], b.pHash, cropRadius, pieceRadius) || close(b.windowPHashes[k], a.pHash, cropRadius, pieceRadius) { return true }
+            if (a.windowPHashes[k] ^ b.pHash).nonzeroBitCount <= cropRadius && interleavedProbe(k, a.windowPHashes[k], b.pHash, pieces: pieces)
+                || (b.windowPHashes[k] ^ a.pHash).nonzeroBitCount <= cropRadius && interleavedProbe(k, b.windowPHashes[k], a.pHash, pieces: pieces) { return true }
         }
         return overlayWindows.contains { close(a.windowPHashes[$0], b.windowPHashes[$0], overlayRadius, windowPieceRadius) }
     }

@@ -1,0 +1,70 @@
+@testable import Coordinator
+import Analysis
+import Testing
+
+@Suite("Corner windows in a second cut of the frames", .timeLimit(.minutes(5)))
+struct InterleavedSearchTests {
+    @Test("interleaving deals bit i to piece i mod m, and keeps every distance")
+    func interleaving() {
+        for m in 3...8 {
+            let bits = InterleavedBits.pieces(m)
+            let pieceBits = MultiIndexHash.pieceBits(m)
+            let starts = pieceBits.indices.map { pieceBits[..<$0].reduce(0, +) }
+            for i in 0..<64 {
+                #expect(bits(1 << UInt64(i)) == 1 << UInt64(starts[i % m] + i / m), "bit \(i) at \(m) pieces")
+            }
+        }
+        var random = SplitMix64(seed: 5)
+        let bits = InterleavedBits.pieces(3)
+        for _ in 0..<1_000 {
+            let x = random.next(), y = random.next()
+            #expect((bits(x) ^ bits(y)).nonzeroBitCount == (x ^ y).nonzeroBitCount)
+        }
+        // A pair whose six differing bits leave two in each piece of the first cut is missed
+        // there at piece radius 1, and found in the second.
+        let x: UInt64 = 0x0123_4567_89AB_CDEF, y = x ^ (0b11 | 0b11 << 22 | 0b11 << 43)
+        #expect(!MultiIndexHash.agreeOnAPiece(x, y, pieces: 3, within: 1))
+        #expect(MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: 3, within: 1))
+    }
+
+    @Test("the interleaved windows find, besides what the first cut finds, the crop pairings that agree within the piece radius on a piece of the second; each once; in batches and query by query, held or streamed",
+          arguments: [true, false])
+    func interleavedWindows(batched: Bool) throws {
+        var plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 4, 12], cropRadius: 8, overlayWindows: [24], overlayRadius: 5,
+                                 pieces: 3, framePieceRadius: 1, windowPieceRadius: 1)
+        plan.interleavedCropWindows = [0, 4]
+        let (compact, all) = CandidateSearchTests.hashes(plan: plan, count: 400)
+        let found = CandidateSearchTests.everyPairing(compact, batched: batched).candidates(threads: 2)
+        let bits = InterleavedBits.pieces(3)
+        func agree(_ x: UInt64, _ y: UInt64) -> Bool { MultiIndexHash.agreeOnAPiece(x, y, pieces: 3, within: 1) }
+        var expected = Set<Candidate>(), secondCutOnly = 0
+        for a in all.indices {
+            for b in all.indices where b != a {
+                if b > a, (all[a][0] ^ all[b][0]).nonzeroBitCount <= plan.frameRadius, agree(all[a][0], all[b][0]) {
+                    expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: 0, slotB: 0))
+                }
+                guard all[a].count > 1 else { continue }
+                for k in plan.probedCropWindows where (all[a][k + 1] ^ all[b][0]).nonzeroBitCount <= plan.cropRadius {
+                    let first = agree(all[a][k + 1], all[b][0])
+                    let second = plan.interleavedCropWindows.contains(k) && agree(bits(all[a][k + 1]), bits(all[b][0]))
+                    if first || second { expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
+                    if second && !first { secondCutOnly += 1 }
+                }
+                guard b > a, all[b].count > 1, (all[a][25] ^ all[b][25]).nonzeroBitCount <= plan.overlayRadius, agree(all[a][25], all[b][25]) else { continue }
+                expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: 25, slotB: 25))
+            }
+        }
+        #expect(secondCutOnly > 20, "the data has pairings only the second cut finds")
+        #expect(Set(found) == expected && found.count == expected.count, "each pairing once")
+        // Streamed: the source hands out the probed windows.
+        let streamed = try CandidateSearchTests.streamed(plan: plan, all, batched: batched)
+        #expect(Set(streamed) == expected && streamed.count == expected.count)
+    }
+
+    @Test("the default plan probes the corner windows in the second cut once the tables have 3 pieces, not before")
+    func sizedPlan() {
+        #expect(CandidatePlan().sized(for: 300_000).interleavedCropWindows.isEmpty)
+        #expect(CandidatePlan().sized(for: 1_000_000).interleavedCropWindows == [0, 4, 20, 24])
+        #expect(CandidatePlan.cornerCropWindows.allSatisfy(CandidatePlan.cropWindowsLargeLibraries.contains))
+    }
+}
