@@ -27,10 +27,10 @@ struct InterleavedSearchTests {
         #expect(MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: 3, within: 1))
     }
 
-    @Test("the interleaved windows find, besides what the first cut finds, the crop pairings that agree within the piece radius on a piece of the second; each once; in batches and query by query, held or streamed",
+    @Test("the interleaved windows find, besides what the first cut finds, the crop pairings that agree within the piece radius on a piece of the second; each once; in a pass of their own, in batches and query by query, held or streamed",
           arguments: [true, false])
     func interleavedWindows(batched: Bool) throws {
-        var plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 4, 12], cropRadius: 8, overlayWindows: [24], overlayRadius: 5,
+        var plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 4, 12], cropRadius: 8, overlayWindows: [0, 4, 24], overlayRadius: 5,
                                  pieces: 3, framePieceRadius: 1, windowPieceRadius: 1)
         plan.interleavedCropWindows = [0, 4]
         let (compact, all) = CandidateSearchTests.hashes(plan: plan, count: 400)
@@ -50,8 +50,10 @@ struct InterleavedSearchTests {
                     if first || second { expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
                     if second && !first { secondCutOnly += 1 }
                 }
-                guard b > a, all[b].count > 1, (all[a][25] ^ all[b][25]).nonzeroBitCount <= plan.overlayRadius, agree(all[a][25], all[b][25]) else { continue }
-                expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: 25, slotB: 25))
+                guard b > a, all[b].count > 1 else { continue }
+                for k in plan.overlayWindows where (all[a][k + 1] ^ all[b][k + 1]).nonzeroBitCount <= plan.overlayRadius && agree(all[a][k + 1], all[b][k + 1]) {
+                    expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: UInt8(k + 1)))
+                }
             }
         }
         #expect(secondCutOnly > 20, "the data has pairings only the second cut finds")
@@ -65,6 +67,6 @@ struct InterleavedSearchTests {
     func sizedPlan() {
         #expect(CandidatePlan().sized(for: 300_000).interleavedCropWindows.isEmpty)
         #expect(CandidatePlan().sized(for: 1_000_000).interleavedCropWindows == [0, 4, 20, 24])
-        #expect(CandidatePlan.cornerCropWindows.allSatisfy(CandidatePlan.cropWindowsLargeLibraries.contains))
+        #expect(CandidatePlan.cornerCropWindows.allSatisfy(CandidatePlan().overlayWindows.contains), "held by the search's hashes")
     }
 }

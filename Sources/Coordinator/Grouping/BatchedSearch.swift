@@ -92,27 +92,6 @@ struct BatchedSearch {
                 askCrops(plan.cropWindows.count..<cropCount)
                 probe(queries, radii, asked, pieceRadius: 0, scratch: &scratch, into: &found)
             }
-            if let interleaved = base.interleavedIndex {
-                // The corner windows again, in the frames cut into other pieces.
-                queries.removeAll(keepingCapacity: true)
-                radii.removeAll(keepingCapacity: true)
-                asked.removeAll(keepingCapacity: true)
-                var windows: [UInt64] = []
-                for position in batch {
-                    let a = rows[position]
-                    for k in plan.interleavedCropWindows where hashes.hasWindow(a, k) {
-                        let window = crops.map { $0[position * cropCount + cropColumn[k]] } ?? hashes.window(a, k)
-                        windows.append(window)
-                        ask(interleaved.bits(window), radius: plan.cropRadius, row: a, slot: UInt8(k + 1))
-                    }
-                }
-                interleaved.index.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, _ in
-                    let asked = asked[query]
-                    if base.isInterleavedOnly(windows[query], frame: b, of: Int(asked.row), pieceRadius: pieceRadius) {
-                        found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0))
-                    }
-                }
-            }
             // Over budget (look-alikes): the closest kept. Their distances are worked out again
             // only then, so that the probes' hot loop stays as it was.
             if let limit = base.pairingBudget?.framesLimit(rows: batch.count, of: hashes.count), found.count - start > limit {
@@ -184,6 +163,42 @@ struct BatchedSearch {
             }
         }
         found.removeSubrange(kept...)
+    }
+
+    /// The pairings of `rows` through the plan's `interleavedCropWindows` that only the frames
+    /// cut into other pieces find (`CandidateSearch+Interleaved`), in batches of as many rows as
+    /// an overlay pass (a few queries a row: as dense in the table as a frame batch's). A batch
+    /// keeps at most the budget of one overlay window (`PairingBudget.overlayLimit`), its closest.
+    func searchInterleaved(_ interleaved: CandidateSearch.InterleavedIndex, rows: [Int], into found: inout [Candidate]) {
+        let hashes = base.hashes, plan = hashes.plan
+        var scratch = MultiIndexHash.ProbeScratch()
+        var queries: [UInt64] = [], windows: [UInt64] = [], asked: [Query] = []
+        let batch = base.overlayRowsPerBatch
+        for first in stride(from: 0, to: rows.count, by: batch) {
+            queries.removeAll(keepingCapacity: true)
+            windows.removeAll(keepingCapacity: true)
+            asked.removeAll(keepingCapacity: true)
+            let batchRows = rows[first..<min(rows.count, first + batch)], start = found.count
+            for a in batchRows {
+                for k in plan.interleavedCropWindows where hashes.hasWindow(a, k) {
+                    let window = hashes.window(a, k)
+                    windows.append(window)
+                    queries.append(interleaved.bits(window))
+                    asked.append(Query(row: Int32(a), slot: UInt8(k + 1)))
+                }
+            }
+            let radii = [UInt8](repeating: UInt8(plan.cropRadius), count: queries.count)
+            var distances: [UInt8] = []
+            interleaved.index.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, distance in
+                let asked = asked[query]
+                guard base.isInterleavedOnly(windows[query], frame: b, of: Int(asked.row), pieceRadius: pieceRadius) else { return }
+                found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0))
+                distances.append(UInt8(distance))
+            }
+            if let limit = base.pairingBudget?.overlayLimit(rows: batchRows.count, of: hashes.count), found.count - start > limit {
+                Self.keepClosest(&found, from: start, distances: distances, limit: limit)
+            }
+        }
     }
 
     /// Every pairing of `rows` through the overlay window at `position` of the plan, against

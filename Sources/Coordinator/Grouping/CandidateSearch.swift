@@ -32,9 +32,10 @@ struct CandidatePlan: Sendable, Equatable {
     /// through them so (bench/RESULTS.md, "Where free crops are lost in large libraries").
     var cheapCropWindows: [Int] = []
     /// Crop windows also probed, at `windowPieceRadius`, in a second table of the frames cut
-    /// into other pieces (`InterleavedBits`): set by `sized(for:)` where the tables have 3
-    /// pieces, for the four 90% windows in the corners, where a crop of two sides lands. Each
-    /// must be one of `probedCropWindows`.
+    /// into other pieces (`InterleavedBits`, `CandidateSearch+Interleaved`): set by
+    /// `sized(for:)` where the tables have 3 pieces, for the four 90% windows in the corners,
+    /// where a crop of two sides lands. Each must be one of `overlayWindows`, which the
+    /// search's hashes always hold.
     var interleavedCropWindows: [Int] = []
 
     /// Every crop window workers hash: the 25 of 90% and the 25 of 80% (`FeatureWindow.crops`),
@@ -135,9 +136,6 @@ struct CandidateSearch: Sendable {
     /// that compare the batches with a scan of every pair).
     var pairingBudget: PairingBudget? = .standard
     let frameIndex: MultiIndexHash
-    /// The frames cut into other pieces (`InterleavedBits`), for `plan.interleavedCropWindows`:
-    /// nil when the plan has none or searches exactly (no piece radius, nothing to add).
-    let interleavedIndex: (index: MultiIndexHash, bits: InterleavedBits)?
     private let contentIndex: MultiIndexHash
 
     /// `threads`: how many threads build the tables (`MultiIndexHash`), from a thread that may
@@ -145,13 +143,7 @@ struct CandidateSearch: Sendable {
     init(_ hashes: CompactHashes, threads: Int = 1) {
         self.hashes = hashes
         frameIndex = MultiIndexHash(hashes.frames, pieces: hashes.plan.pieces, threads: threads)
-        precondition(hashes.plan.interleavedCropWindows.allSatisfy(hashes.plan.probedCropWindows.contains), "interleaved windows must be probed crop windows")
-        if !hashes.plan.interleavedCropWindows.isEmpty, hashes.plan.windowPieceRadius != nil {
-            let bits = InterleavedBits.pieces(frameIndex.pieceBits.count)
-            interleavedIndex = (MultiIndexHash(hashes.frames.map { bits($0) }, pieces: frameIndex.pieceBits.count, threads: threads), bits)
-        } else {
-            interleavedIndex = nil
-        }
+        precondition(hashes.plan.interleavedCropWindows.allSatisfy(hashes.plan.overlayWindows.contains), "interleaved windows must be overlay windows")
         contentIndex = MultiIndexHash(hashes.contents, pieces: hashes.plan.pieces, threads: threads)
     }
 
@@ -215,7 +207,8 @@ struct CandidateSearch: Sendable {
         let failure = Mutex<(any Error)?>(nil)
         let stop: @Sendable () -> Bool = { shouldStop() || failure.withLock { $0 != nil } }
         let searched = rows?.count ?? hashes.count
-        let passes = PassProgress(rows: searched, passes: 1 + plan.overlayWindows.count, report: progress)
+        let interleaves = !plan.interleavedCropWindows.isEmpty && plan.windowPieceRadius != nil
+        let passes = PassProgress(rows: searched, passes: 1 + (interleaves ? 1 : 0) + plan.overlayWindows.count, report: progress)
         let batched = BatchedSearch(self)
         let probed = plan.probedCropWindows  // made once, not once a row
         // Pass 1: frames, mirror images and crop windows against the frame index.
@@ -239,6 +232,18 @@ struct CandidateSearch: Sendable {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
+        // Then the corner windows against the frames cut into other pieces.
+        if interleaves, let pieceRadius = plan.windowPieceRadius, !stop() {
+            let index = interleavedIndex(threads: threads)
+            parts += ParallelChunks.run(count: searched, threads: threads, chunk: overlayRowsPerBatch,
+                                        shouldStop: stop, progress: passes.advance, initial: { [Candidate]() }) { chunk, found in
+                if let batched {
+                    batched.searchInterleaved(index, rows: chunk.map { rows?[$0] ?? $0 }, into: &found)
+                } else {
+                    for place in chunk { self.searchInterleaved(index, row: rows?[place] ?? place, pieceRadius: pieceRadius, into: &found) }
+                }
+            }
+        }
         // Then each overlay window against its own table.
         for position in plan.overlayWindows.indices where !stop() {
             let index = overlayIndex(position: position, threads: threads)
@@ -277,22 +282,7 @@ struct CandidateSearch: Sendable {
             frameIndex.forEachNeighbour(of: window, within: plan.cropRadius, pieceRadius: pieceRadius) { b, _ in
                 if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
             }
-            if let interleavedIndex, let pieceRadius, plan.interleavedCropWindows.contains(k) {
-                interleavedIndex.index.forEachNeighbour(of: interleavedIndex.bits(window), within: plan.cropRadius, pieceRadius: pieceRadius) { b, _ in
-                    if isInterleavedOnly(window, frame: b, of: a, pieceRadius: pieceRadius) {
-                        found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0))
-                    }
-                }
-            }
         }
-    }
-
-    /// Whether the interleaved table's hit `b` for a window of row `a` is one the frame index
-    /// missed: another row, and no piece of the first cut within `pieceRadius` (those the
-    /// first probes found).
-    @inline(__always)
-    func isInterleavedOnly(_ window: UInt64, frame b: Int, of a: Int, pieceRadius: Int) -> Bool {
-        b != a && !frameIndex.agreeOnAPiece(window, hashes.frames[b], within: pieceRadius)
     }
 
     /// One row's overlay window at `position` of the plan against that window's table

@@ -11,7 +11,9 @@
 /// million and 753 MiB, recall unchanged (0.998). Realistic rows make 4.6 a photo at a
 /// million (bench/grouping.sh) and never reach it. The bound: 42 a photo through the default
 /// plan's six overlay windows and the rest, or 8 + 6 × 1 million in all if more; 42 million
-/// candidates (670 MB while sorted) were a million photos all alike.
+/// candidates (670 MB while sorted) were a million photos all alike. Where the plan also looks
+/// up the corner windows in a second cut of the frames (`CandidateSearch+Interleaved`), those
+/// keep one overlay window's budget more: 45 a photo.
 struct PairingBudget: Sendable, Equatable {
     var frames: Int
     var overlay: Int

@@ -120,6 +120,23 @@ struct CandidateSearchBenchmark {
                             seconds, pairs: candidates.count)
             }
         }
+        // CULL_BENCH_PLANS=interleaved: the plan grouping uses at this size (`sized(for:)`) with
+        // and without the corner windows in the second cut, in turn, tables built each time.
+        if choice == "interleaved" {
+            let sized = CandidatePlan().sized(for: library.count)
+            var without = sized
+            without.interleavedCropWindows = []
+            for plan in [sized, without, sized, without, sized, without] {
+                let hashes = library.compactHashes(plan: plan)
+                let ((candidates, build), seconds) = Self.timed {
+                    let (search, build) = Self.timed { CandidateSearch(hashes, threads: Self.cores) }
+                    return (search.candidates(threads: Self.cores), build)
+                }
+                Self.report(library.count, "CandidateSearch, plan for \(library.count) rows, \(plan.interleavedCropWindows.isEmpty ? "first cut only" : "corners in a second cut"), "
+                            + "\(Self.cores) threads: tables \(Self.format(build)) s, tables and search", seconds, pairs: candidates.count)
+            }
+            Self.say("candidates n=\(library.count): peak RSS: \(Self.peakRSS()) MiB")
+        }
         for (name, plan) in Self.plans where choice == "all" || plan == CandidatePlan() || (choice == "additions" && name.hasPrefix("default plan without")) {
             let hashes = library.compactHashes(plan: plan)
             let (search, build) = Self.timed { CandidateSearch(hashes, threads: Self.cores) }

@@ -1,0 +1,44 @@
+/// The corner windows looked up again in the frames cut into other pieces (`InterleavedBits`,
+/// `CandidatePlan.interleavedCropWindows`): a pass of its own after the frames' pass, its
+/// table built when the pass starts and let go when it ends, as an overlay window's.
+///
+/// A pass of its own rather than more queries in the frames' batches: those hold 4,096 rows, a
+/// few of whose queries would fall one to a page of the second table. In the frames' batches
+/// the second cut cost a million rows' search 1.4–4 s; in batches of an overlay pass's
+/// 131,072 rows, bench/RESULTS.md ("The corner windows in a second cut of the frames").
+extension CandidateSearch {
+    /// The frames cut into other pieces, and the cut.
+    struct InterleavedIndex: Sendable {
+        let index: MultiIndexHash
+        let bits: InterleavedBits
+    }
+
+    /// The table of every row's frame, interleaved for the frame index's pieces, built on
+    /// `threads` threads (from a thread that may block).
+    func interleavedIndex(threads: Int) -> InterleavedIndex {
+        let pieces = frameIndex.pieceBits.count, bits = InterleavedBits.pieces(pieces)
+        return InterleavedIndex(index: MultiIndexHash(hashes.frames.map { bits($0) }, pieces: pieces, threads: threads), bits: bits)
+    }
+
+    /// One row's `interleavedCropWindows` against the table, query by query: for plans the
+    /// batches do not serve.
+    func searchInterleaved(_ interleaved: InterleavedIndex, row a: Int, pieceRadius: Int, into found: inout [Candidate]) {
+        let plan = hashes.plan
+        for k in plan.interleavedCropWindows where hashes.hasWindow(a, k) {
+            let window = hashes.window(a, k)
+            interleaved.index.forEachNeighbour(of: interleaved.bits(window), within: plan.cropRadius, pieceRadius: pieceRadius) { b, _ in
+                if isInterleavedOnly(window, frame: b, of: a, pieceRadius: pieceRadius) {
+                    found.append(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: 0))
+                }
+            }
+        }
+    }
+
+    /// Whether the second cut's hit `b` for a window of row `a` is one the frames' pass missed:
+    /// another row, and no piece of the first cut within `pieceRadius` (those the frames' pass
+    /// found).
+    @inline(__always)
+    func isInterleavedOnly(_ window: UInt64, frame b: Int, of a: Int, pieceRadius: Int) -> Bool {
+        b != a && !frameIndex.agreeOnAPiece(window, hashes.frames[b], within: pieceRadius)
+    }
+}
