@@ -39,6 +39,6 @@ extension CandidateSearch {
     /// found).
     @inline(__always)
     func isInterleavedOnly(_ window: UInt64, frame b: Int, of a: Int, pieceRadius: Int) -> Bool {
-        b != a && !frameIndex.agreeOnAPiece(window, hashes.frames[b], within: pieceRadius)
+        b != a && !MultiIndexHash.agreeOnAPiece(window, hashes.frames[b], pieces: frameIndex.pieceBits.count, within: pieceRadius)
     }
 }

@@ -5,7 +5,7 @@
 ///
 /// Why: at 3 pieces (libraries past about 500,000 photos) probing each piece within 1 bit finds
 /// every hash within 5 bits, and one within 6–8 bits only when its differing bits leave one
-/// piece with at most one. Two crops of two sides a million rows' probes lost lay 6–8 bits off
+/// piece with at most one. The crops of two sides a million rows' probes lost lay 6–8 bits off
 /// a corner window (bench/RESULTS.md, "Where the last families are lost"). A miss needs every
 /// piece of both cuts to hold two differing bits or more: for differing bits spread at random,
 /// about 12% of pairs at 6 bits miss one cut, and 2% both (29% and 8% at 7 bits, 45% and 20%

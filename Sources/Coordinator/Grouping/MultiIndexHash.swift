@@ -58,23 +58,17 @@ struct MultiIndexHash: Sendable {
 
     /// Whether `a` and `b` agree within `radius` bits on one whole piece of `m`: what a search
     /// with `pieceRadius` needs, besides the full distance, to find a hash.
-    static func agreeOnAPiece(_ a: UInt64, _ b: UInt64, pieces m: Int, within radius: Int) -> Bool {
-        var shift = 0
-        for bits in pieceBits(m) {
-            if ((a ^ b) >> UInt64(shift) & ((1 << UInt64(bits)) - 1)).nonzeroBitCount <= radius { return true }
-            shift += bits
-        }
-        return false
-    }
-
-    /// `agreeOnAPiece(_:_:pieces:within:)` on this index's pieces, with nothing allocated: asked
-    /// of every hit a second cut of the frames returns (`CandidateSearch.isInterleavedOnly`).
+    /// The pieces' widths are worked out as `pieceBits(m)` gives them, with nothing allocated:
+    /// the search asks this of every hit the second cut of the frames returns
+    /// (`CandidateSearch.isInterleavedOnly`).
     @inline(__always)
-    func agreeOnAPiece(_ a: UInt64, _ b: UInt64, within radius: Int) -> Bool {
+    static func agreeOnAPiece(_ a: UInt64, _ b: UInt64, pieces m: Int, within radius: Int) -> Bool {
         let difference = a ^ b
-        for piece in pieceBits.indices
-        where (difference >> UInt64(pieceShifts[piece]) & ((1 << UInt64(pieceBits[piece])) - 1)).nonzeroBitCount <= radius {
-            return true
+        var shift = 0
+        for piece in 0..<m {
+            let bits = 64 / m + (piece < 64 % m ? 1 : 0)
+            if (difference >> UInt64(shift) & ((1 << UInt64(bits)) - 1)).nonzeroBitCount <= radius { return true }
+            shift += bits
         }
         return false
     }
