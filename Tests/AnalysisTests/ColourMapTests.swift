@@ -66,6 +66,23 @@ struct ColourMapTests {
         #expect(ColourMap.departingCells(graded, dot) == 0)
     }
 
+    @Test("colours that agree cell by cell follow the identity; one cell a half departure off asks for the fit")
+    func agreeingInPlace() {
+        let original = Self.picture()
+        // A re-encode's error: every cell's colour a few units off, the luma toned.
+        let reencoded = Self.picture { x, y, cell in Cell(luma: 30 + 0.7 * cell.luma, cb: cell.cb + Float((x + y) % 5) - 2, cr: cell.cr - Float(x % 3)) }
+        #expect(ColourMap.coloursAgreeInPlace(original, reencoded))
+        #expect(!ColourMap.disagree(original, reencoded))
+        // One cell past half a departure: the shortcut does not answer, the fit does.
+        let patched = Self.picture { x, y, cell in x == 0 && y == 0 ? Cell(luma: cell.luma, cb: cell.cb + 11, cr: cell.cr) : cell }
+        #expect(!ColourMap.coloursAgreeInPlace(original, patched))
+        #expect(!ColourMap.disagree(original, patched))
+        // Another picture's colours are never in place: the patch of `otherColours` disagrees.
+        let other = Self.picture { x, y, cell in x >= 7 && y <= 3 ? Cell(luma: 100, cb: 50, cr: -40) : cell }
+        #expect(!ColourMap.coloursAgreeInPlace(original, other))
+        #expect(ColourMap.disagree(original, other))
+    }
+
     @Test("another picture: a patch of the ground in another colour of the same brightness disagrees, both ways")
     func otherColours() {
         let original = Self.picture()
