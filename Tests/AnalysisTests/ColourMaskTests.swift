@@ -41,6 +41,25 @@ struct ColourMaskTests {
         #expect(ColourMask.neighbourCounts([]).isEmpty)
     }
 
+    @Test("a background with fewer cells off it than a limit: the lumas' screen never turns one away")
+    func screenedBackground() {
+        var screenedOut = 0
+        for cells in Self.grids() {
+            for limit in [1, 2, cells.count / 4, cells.count / 2, cells.count - 1, cells.count, cells.count + 1] where limit > 0 {
+                let whole = ColourMask.background(cells).flatMap { found in found.foreground.filter { $0 }.count < limit ? found : nil }
+                let screened = ColourMask.background(cells, fewerOffThan: limit)
+                #expect(screened?.colour == whole?.colour && screened?.foreground == whole?.foreground, "\(cells.count) cells, limit \(limit)")
+                if !ColourMask.mayShareOneColour(cells, atLeast: cells.count - limit + 1) { screenedOut += 1 }
+            }
+        }
+        // Lumas exactly `tolerance` apart count as within it, as `Cell.distance` counts them.
+        let steps = (0..<144).map { ColourMask.Cell(luma: $0 < 72 ? 100 : 112, cb: 0, cr: 0) }
+        #expect(ColourMask.mayShareOneColour(steps, atLeast: 144))
+        #expect(!ColourMask.mayShareOneColour(steps.map { ColourMask.Cell(luma: $0.luma == 112 ? 112.01 : 100, cb: 0, cr: 0) }, atLeast: 144))
+        // The screen answers for some: a test of it, not only of `background`.
+        #expect(screenedOut > 10)
+    }
+
     @Test("the background is the colour with the most cells near it, the first of a tie")
     func backgroundIsTheMostCommonColour() throws {
         let ground = ColourMask.Cell(luma: 200, cb: 10, cr: -10), shape = ColourMask.Cell(luma: 40, cb: -30, cr: 30)

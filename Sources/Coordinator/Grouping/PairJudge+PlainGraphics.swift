@@ -89,8 +89,8 @@ extension PairJudge {
     /// with under `plainLayoutCells` cells off it, and a 16×16 chroma layout. A pair is judged
     /// as plain graphics when both are (`relation`, through `LayoutCellCache.isPlainGraphic`).
     static func isPlainGraphic(_ photo: GroupingPhoto) -> Bool {
-        guard let cells = maskCells(photo, 0), let background = ColourMask.background(cells) else { return false }
-        return background.foreground.reduce(0) { $0 + ($1 ? 1 : 0) } < plainLayoutCells
+        guard let cells = maskCells(photo, 0) else { return false }
+        return ColourMask.background(cells, fewerOffThan: plainLayoutCells) != nil
     }
 
     /// `ShapeColours`' comparison of the pairing's windows when both are plain graphics;
@@ -113,7 +113,9 @@ extension PairJudge {
     /// Two windows' cells with their plain backgrounds, when both are plain graphics (a plain
     /// background, under `plainLayoutCells` cells off it in either); nil otherwise.
     static func plainWindows(_ cellsA: [ColourMask.Cell]?, _ cellsB: [ColourMask.Cell]?) -> PlainWindows? {
-        guard let cellsA, let cellsB, let backgroundA = ColourMask.background(cellsA), let backgroundB = ColourMask.background(cellsB) else { return nil }
+        // Fewer than `plainLayoutCells` off both backgrounds together needs fewer off each.
+        guard let cellsA, let cellsB, let backgroundA = ColourMask.background(cellsA, fewerOffThan: plainLayoutCells),
+              let backgroundB = ColourMask.background(cellsB, fewerOffThan: plainLayoutCells) else { return nil }
         let either = zip(backgroundA.foreground, backgroundB.foreground).reduce(0) { $0 + ($1.0 || $1.1 ? 1 : 0) }
         guard either < plainLayoutCells else { return nil }
         return (cellsA, backgroundA, cellsB, backgroundB)
