@@ -285,7 +285,7 @@ public enum RegionalGain {
     /// in `view`: an opaque overlay. Looser than `LocalChange.isFlat` (half), because a region
     /// of 2×2 blocks reaches a cell further past the overlay's edge on every side, and those
     /// cells blend the overlay with the picture. A patch lit on texture has next to no flat cells.
-    static func isOverlay(_ view: [Float], _ cells: [Int]) -> Bool {
+    static func isOverlay(_ view: [Float], _ cells: UnsafeBufferPointer<Int>) -> Bool {
         guard !cells.isEmpty else { return true }
         return 3 * LocalChange.nearMedian(view, cells) >= cells.count
     }
@@ -293,37 +293,65 @@ public enum RegionalGain {
     /// The blocks of the largest region of 2×2 blocks (8-connected) whose averages in `b` all
     /// lie more than `level` (`levelStep` unless asked) above, or all below, `a`'s, left out
     /// regions nearly flat in either view (an opaque overlay, `isOverlay`). Blocks with a cell
-    /// outside the placed window's frame take no part.
+    /// outside the placed window's frame take no part. (In buffers: it runs for every
+    /// placement's rotations the judge tries, and an array per block and per region was most
+    /// of its time.)
     static func largestSignedRegion(_ a: [Float], _ b: [Float], inside: [Bool], level: Float = levelStep) -> Int {
-        let n = gridSide, m = n - 1
-        var step = [Float](repeating: 0, count: m * m), valid = [Bool](repeating: false, count: m * m)
-        for y in 0..<m {
-            for x in 0..<m {
-                let cells = [y * n + x, y * n + x + 1, (y + 1) * n + x, (y + 1) * n + x + 1]
-                valid[y * m + x] = cells.allSatisfy { inside[$0] }
-                step[y * m + x] = cells.reduce(0) { $0 + b[$1] - a[$1] } / 4
-            }
-        }
-        var best = 0
-        for sign: Float in [1, -1] {
-            var seen = [Bool](repeating: false, count: m * m)
-            for start in 0..<(m * m) where valid[start] && !seen[start] && sign * step[start] > level {
-                var stack = [start], cells: [Int] = []
-                seen[start] = true
-                while let block = stack.popLast() {
-                    let y = block / m, x = block % m
-                    cells.append(y * n + x)
-                    for ny in max(0, y - 1)...min(m - 1, y + 1) {
-                        for nx in max(0, x - 1)...min(m - 1, x + 1) {
-                            let next = ny * m + nx
-                            if valid[next] && !seen[next] && sign * step[next] > level { seen[next] = true; stack.append(next) }
+        let n = gridSide, m = n - 1, blocks = m * m
+        precondition(a.count == n * n && b.count == n * n && inside.count == n * n, "gridSide² views and frame")
+        return withUnsafeTemporaryAllocation(of: Float.self, capacity: blocks) { step in
+            withUnsafeTemporaryAllocation(of: Int.self, capacity: 2 * blocks) { scratch in
+                withUnsafeTemporaryAllocation(of: Bool.self, capacity: 2 * blocks) { flags in
+                    let stack = UnsafeMutableBufferPointer(rebasing: scratch[..<blocks])
+                    let cells = UnsafeMutableBufferPointer(rebasing: scratch[blocks...])
+                    let valid = UnsafeMutableBufferPointer(rebasing: flags[..<blocks])
+                    let seen = UnsafeMutableBufferPointer(rebasing: flags[blocks...])
+                    for y in 0..<m {
+                        for x in 0..<m {
+                            let corners = (y * n + x, y * n + x + 1, (y + 1) * n + x, (y + 1) * n + x + 1)
+                            valid[y * m + x] = inside[corners.0] && inside[corners.1] && inside[corners.2] && inside[corners.3]
+                            // Each corner's step added in turn, as the same float every time.
+                            var sum: Float = 0
+                            sum = sum + b[corners.0] - a[corners.0]
+                            sum = sum + b[corners.1] - a[corners.1]
+                            sum = sum + b[corners.2] - a[corners.2]
+                            sum = sum + b[corners.3] - a[corners.3]
+                            step[y * m + x] = sum / 4
                         }
                     }
+                    var best = 0
+                    for sign: Float in [1, -1] {
+                        seen.initialize(repeating: false)
+                        for start in 0..<blocks where valid[start] && !seen[start] && sign * step[start] > level {
+                            // Each block is pushed once (marked seen as it is pushed).
+                            seen[start] = true
+                            stack[0] = start
+                            var depth = 1, found = 0
+                            while depth > 0 {
+                                depth -= 1
+                                let block = stack[depth], y = block / m, x = block % m
+                                cells[found] = y * n + x
+                                found += 1
+                                for ny in max(0, y - 1)...min(m - 1, y + 1) {
+                                    for nx in max(0, x - 1)...min(m - 1, x + 1) {
+                                        let next = ny * m + nx
+                                        if valid[next] && !seen[next] && sign * step[next] > level {
+                                            seen[next] = true
+                                            stack[depth] = next
+                                            depth += 1
+                                        }
+                                    }
+                                }
+                            }
+                            guard found > best else { continue }
+                            let region = UnsafeBufferPointer(rebasing: cells[..<found])
+                            if !isOverlay(a, region) && !isOverlay(b, region) { best = found }
+                        }
+                    }
+                    return best
                 }
-                if cells.count > best && !isOverlay(a, cells) && !isOverlay(b, cells) { best = cells.count }
             }
         }
-        return best
     }
 }
 
