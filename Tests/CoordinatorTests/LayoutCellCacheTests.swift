@@ -74,5 +74,15 @@ struct LayoutCellCacheTests {
         // Without a cache the judge's own cells.
         var none = LayoutCellCache(capacity: 0)
         #expect(none.cells(row: 0, slot: 5, of: photos[3]).ranks == PairJudge.cells(photos[3], 5))
+
+        // Entries are refilled in place: cells a caller still holds keep their values when their
+        // place is refilled for another photo (one place: every lookup evicts the last).
+        var single = LayoutCellCache(capacity: 1)
+        let held = single.cells(row: 0, slot: 0, of: photos[0])
+        let heldTie = held.tieCount
+        for row in Int32(1)..<4 { _ = single.cells(row: row, slot: 17, of: photos[Int(row)]) }
+        #expect(held.ranks == PairJudge.cells(photos[0], 0) && held.tieCount == heldTie)
+        #expect(LayoutThumbnail.evidenceDifference(held, LayoutThumbnail.RankedCells(PairJudge.cells(photos[0], 0))) == 0)
+        #expect(single.cells(row: 3, slot: 17, of: photos[3]).ranks == PairJudge.cells(photos[3], 17) && single.hits == 1)
     }
 }

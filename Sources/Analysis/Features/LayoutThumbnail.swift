@@ -49,15 +49,22 @@ public enum LayoutThumbnail {
     /// The same, from the thumbnail's running sums (`AreaSampler.fillTable`, `side`² pixels):
     /// for callers that resample several windows of one thumbnail and keep its table.
     public static func cells(ofTable table: UnsafeBufferPointer<Double>, in window: FeatureWindow) -> [Float] {
-        let count = comparisonSide * comparisonSide
-        return [Float](unsafeUninitializedCapacity: count) { out, initialized in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { averages in
-                AreaSampler.cells(ofTable: table, width: side, height: side, window, columns: comparisonSide, rows: comparisonSide, into: averages)
-                rank(UnsafeBufferPointer(averages), into: out)
-            }
-            initialized = count
+        [Float](unsafeUninitializedCapacity: comparisonCells) { out, initialized in
+            cells(ofTable: table, in: window, into: out)
+            initialized = comparisonCells
         }
     }
+
+    /// The same, written to `out` (its first `comparisonCells`).
+    public static func cells(ofTable table: UnsafeBufferPointer<Double>, in window: FeatureWindow, into out: UnsafeMutableBufferPointer<Float>) {
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: comparisonCells) { averages in
+            AreaSampler.cells(ofTable: table, width: side, height: side, window, columns: comparisonSide, rows: comparisonSide, into: averages)
+            rank(UnsafeBufferPointer(averages), into: out)
+        }
+    }
+
+    /// How many cells a compared window has.
+    public static let comparisonCells = comparisonSide * comparisonSide
 
     /// The same, from a thumbnail's sampler (`sampler(_:)`), for comparing many windows of it.
     public static func cells(of sampler: AreaSampler, in window: FeatureWindow) -> [Float] {
@@ -113,35 +120,56 @@ public enum LayoutThumbnail {
     /// judge compares one photo's window with many partners' (`LayoutCellCache`), and every
     /// comparison counted both windows' ties again (perf: 3% of a million photos' grouping).
     public struct RankedCells: Sendable {
-        public let ranks: [Float]
+        public private(set) var ranks: [Float]
         /// Each rank's key (`key`: the rank times 2n, rounded), what `evidenceDifference`
         /// compares.
-        let keys: [UInt16]
+        private(set) var keys: [UInt16]
         /// The largest group of cells sharing one rank (a plain area, when it covers
         /// `flatShare` of them): its key and how many cells.
-        public let tieKey: Int
-        public let tieCount: Int
+        public private(set) var tieKey = 0
+        public private(set) var tieCount = 0
 
         public init(_ ranks: [Float]) {
             self.ranks = ranks
+            precondition(2 * ranks.count <= Int(UInt16.max), "too many cells for 16-bit rank keys")
+            keys = [UInt16](repeating: 0, count: ranks.count)
+            countTies()
+        }
+
+        /// These cells made again in place from `fill`, which writes `count` ranks: a cache
+        /// reuses its entries' storage rather than allocating two arrays a window (the judge
+        /// ranks about 5 million windows at a million photos). Storage another copy still
+        /// holds is copied first, as any array's.
+        public mutating func refill(count: Int, _ fill: (UnsafeMutableBufferPointer<Float>) -> Void) {
+            precondition(2 * count <= Int(UInt16.max), "too many cells for 16-bit rank keys")
+            if ranks.count != count {
+                ranks = [Float](repeating: 0, count: count)
+                keys = [UInt16](repeating: 0, count: count)
+            }
+            ranks.withUnsafeMutableBufferPointer { fill($0) }
+            countTies()
+        }
+
+        /// The keys of `ranks` and their largest tie.
+        private mutating func countTies() {
             let n = ranks.count
-            precondition(2 * n <= Int(UInt16.max), "too many cells for 16-bit rank keys")
+            guard n > 0 else { (tieKey, tieCount) = (0, 0); return }
             // A rank is (start + end - 1) / 2 / n for the tie at sorted positions start..<end:
             // times 2n, an integer below 2n, so ties are counted in an array, not a dictionary.
             var bestKey = 0, bestCount: Int32 = 0
-            keys = [UInt16](unsafeUninitializedCapacity: n) { keys, initialized in
-                guard n > 0 else { return }
-                withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * n) { counts in
-                    counts.initialize(repeating: 0)
-                    for (index, rank) in ranks.enumerated() {
-                        let k = Self.key(rank, count: n)
-                        keys[index] = UInt16(k)
-                        let count = counts[k] &+ 1
-                        counts[k] = count
-                        if count > bestCount { bestKey = k; bestCount = count }
+            ranks.withUnsafeBufferPointer { ranks in
+                keys.withUnsafeMutableBufferPointer { keys in
+                    withUnsafeTemporaryAllocation(of: Int32.self, capacity: 2 * n) { counts in
+                        counts.initialize(repeating: 0)
+                        for index in 0..<n {
+                            let k = Self.key(ranks[index], count: n)
+                            keys[index] = UInt16(k)
+                            let count = counts[k] &+ 1
+                            counts[k] = count
+                            if count > bestCount { bestKey = k; bestCount = count }
+                        }
                     }
                 }
-                initialized = n
             }
             tieKey = bestKey
             tieCount = Int(bestCount)

@@ -57,8 +57,25 @@ struct LayoutCellCache {
     /// worked out lately.
     mutating func cells(row: Int32, slot: Int, of photo: GroupingPhoto) -> LayoutThumbnail.RankedCells {
         if let kept = kept(row: row, slot: slot) { return kept }
-        return keep(LayoutThumbnail.RankedCells(keys.isEmpty ? PairJudge.cells(photo, slot) : windowCells(row: row, slot: slot, of: photo)),
-                    row: row, slot: slot)
+        let side = LayoutThumbnail.side
+        guard !keys.isEmpty, photo.thumbnail.count == side * side else {
+            return keep(LayoutThumbnail.RankedCells(PairJudge.cells(photo, slot)), row: row, slot: slot)
+        }
+        // Resampled from the thumbnail's running-sum table kept in `tables` (the same cells as
+        // `PairJudge.cells`, without summing the thumbnail again for each of its windows), into
+        // the storage of the entry it replaces: taken out of the table while it is refilled,
+        // so that no other reference keeps the refill from working in place.
+        let key = Self.key(row: row, slot: slot), index = place(of: key)
+        var entry = LayoutThumbnail.RankedCells([])
+        swap(&entry, &values[index])
+        let mirrored = slot == Int(Candidate.mirrorSlot), window = PairJudge.window(photo, slot)
+        let range = tables.range(row: row, mirrored: mirrored) { mirrored ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail }
+        tables.withTable(range) { table in
+            entry.refill(count: LayoutThumbnail.comparisonCells) { LayoutThumbnail.cells(ofTable: table, in: window, into: $0) }
+        }
+        keys[index] = key
+        values[index] = entry
+        return entry
     }
 
     /// The cells of (row, slot), from `make` unless kept.
@@ -86,16 +103,6 @@ struct LayoutCellCache {
         keys[index] = key
         values[index] = made
         return made
-    }
-
-    /// `PairJudge.cells(photo, slot)`, resampled from the thumbnail's running-sum table kept in
-    /// `tables`: the same cells, without summing the thumbnail again for each of its windows.
-    private mutating func windowCells(row: Int32, slot: Int, of photo: GroupingPhoto) -> [Float] {
-        let side = LayoutThumbnail.side
-        guard photo.thumbnail.count == side * side else { return PairJudge.cells(photo, slot) }
-        let mirrored = slot == Int(Candidate.mirrorSlot)
-        let range = tables.range(row: row, mirrored: mirrored) { mirrored ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail }
-        return tables.withTable(range) { LayoutThumbnail.cells(ofTable: $0, in: PairJudge.window(photo, slot)) }
     }
 }
 
