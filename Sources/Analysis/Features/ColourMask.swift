@@ -83,14 +83,10 @@ public enum ColourMask {
         guard needed > 1 else { return true }
         guard count >= needed else { return false }
         return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * count) { scratch in
-            // Sorted as `LayoutThumbnail.rank` sorts gray levels, the luma's bits above the index
-            // (a luma is an average of gray levels, never negative).
+            // Sorted as `LayoutThumbnail.rank` sorts gray levels (a luma is an average of them).
             let keys = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
-            for (index, cell) in cells.enumerated() {
-                keys[index] = UInt64((cell.luma > 0 ? cell.luma : 0).bitPattern) << 32 | UInt64(index)
-            }
-            SortKeys.sortByUpperHalf(keys, spare: UnsafeMutableBufferPointer(rebasing: scratch[count...]))
-            @inline(__always) func luma(_ position: Int) -> Float { Float(bitPattern: UInt32(truncatingIfNeeded: keys[position] >> 32)) }
+            SortKeys.sortLevels(count: count, { cells[$0].luma }, keys: keys, spare: UnsafeMutableBufferPointer(rebasing: scratch[count...]))
+            @inline(__always) func luma(_ position: Int) -> Float { SortKeys.value(of: keys[position]) }
             // The lumas within `tolerance` of each in turn: a run of the sorted ones, whose ends only move up.
             var low = 0, high = 0
             for centre in 0..<count {

@@ -91,26 +91,21 @@ public enum LayoutThumbnail {
     static func rank(_ values: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
         // Sorted as packed integers (the value's bits above its index): gray levels are never
         // negative, so their bit patterns sort as the values do, and the index keeps equal values
-        // in input order, as a stable sort would. A radix sort, no closure (`SortKeys`): judging
+        // in input order, as a stable sort would. A bucket sort (`SortKeys.sortLevels`): judging
         // a million photos' candidates ranks about 7 million windows (perf: this sort was a
         // quarter of grouping's judging time as a generic sort by closure).
-        precondition(values.count < 1 << 32 && out.count >= values.count)
+        precondition(out.count >= values.count)
         let count = values.count
         withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * count) { scratch in
             let keys = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
-            // (A value at or under zero, -0 included, sorts as +0: cells are gray levels, never negative.)
-            for index in 0..<count {
-                let value = values[index]
-                keys[index] = UInt64((value > 0 ? value : 0).bitPattern) << 32 | UInt64(index)
-            }
-            SortKeys.sortByUpperHalf(keys, spare: UnsafeMutableBufferPointer(rebasing: scratch[count...]))
-            @inline(__always) func value(_ position: Int) -> Float { values[Int(truncatingIfNeeded: keys[position] & 0xFFFF_FFFF)] }
+            SortKeys.sortLevels(count: count, { values[$0] }, keys: keys, spare: UnsafeMutableBufferPointer(rebasing: scratch[count...]))
+            @inline(__always) func value(_ position: Int) -> Float { values[SortKeys.index(of: keys[position])] }
             var start = 0
             while start < count {
                 var end = start + 1
                 while end < count && value(end) - value(start) < tieWidth { end += 1 }
                 let rank = Float(start + end - 1) / 2 / Float(count)
-                for position in start..<end { out[Int(truncatingIfNeeded: keys[position] & 0xFFFF_FFFF)] = rank }
+                for position in start..<end { out[SortKeys.index(of: keys[position])] = rank }
                 start = end
             }
         }

@@ -40,6 +40,29 @@ enum SortKeys {
         }
     }
 
+    /// Packs `count` gray levels (`value(index)`) with their indexes into `keys`, a level's
+    /// bits above its index, and sorts them (`sortByUpperHalf`, `spare` its scratch): the
+    /// levels ascending, equal ones in index order. Gray levels are never negative; anything at
+    /// or under zero (-0 too) sorts as +0. Read a key back with `value(of:)` and `index(of:)`.
+    @inline(__always)
+    static func sortLevels(count: Int, _ value: (Int) -> Float, keys: UnsafeMutableBufferPointer<UInt64>,
+                           spare: UnsafeMutableBufferPointer<UInt64>) {
+        precondition(count < 1 << 32 && keys.count >= count)
+        for index in 0..<count {
+            let level = value(index)
+            keys[index] = UInt64((level > 0 ? level : 0).bitPattern) << 32 | UInt64(index)
+        }
+        sortByUpperHalf(UnsafeMutableBufferPointer(rebasing: keys[..<count]), spare: spare)
+    }
+
+    /// The gray level a key of `sortLevels` holds (as sorted: at least +0).
+    @inline(__always)
+    static func value(of key: UInt64) -> Float { Float(bitPattern: UInt32(truncatingIfNeeded: key >> 32)) }
+
+    /// The index a key of `sortLevels` holds.
+    @inline(__always)
+    static func index(of key: UInt64) -> Int { Int(truncatingIfNeeded: key & 0xFFFF_FFFF) }
+
     private static let levels = 256
     private static let top = Float(levels).bitPattern
 
