@@ -51,7 +51,7 @@ struct ReachCheckTests {
 
         let checked = try Grouper().reachCheck([(key: 1, pairings: [Self.corner])], [original, otherShot], [0, 1],
                                                layouts: nil, features: nil, shouldStop: { false })
-        #expect(checked.near.isEmpty && checked.similar == [1] && checked.distinct.isEmpty, "\(checked)")
+        #expect(checked.near.isEmpty && checked.similar == [1] && checked.apart.isEmpty, "\(checked)")
     }
 
     @Test("an edited copy judged on fewer pairings than reach stays near; a pair judged on every pairing in reach keeps its verdict unasked")

@@ -139,6 +139,34 @@ public enum ColourMask {
         }
     }
 
+    /// How much a whole frame's plain ground varies in the layout thumbnail (`side`² gray levels
+    /// of `LayoutThumbnail`): the mean |difference| of the thumbnail's neighbouring pixels, across
+    /// and down, where both lie in cells of the ground (`foreground` false, on this grid). The
+    /// grid averages a fine texture flat (gravel, grass, a brick wall, wood grain read as a plain
+    /// ground in colour), the thumbnail's pixels do not. 0 when no two neighbours lie in the ground.
+    public static func groundTexture(_ thumbnail: [UInt8], side thumbnailSide: Int, foreground: [Bool]) -> Float {
+        precondition(thumbnail.count == thumbnailSide * thumbnailSide && foreground.count == side * side)
+        // Each thumbnail pixel's cell of this grid, by its centre.
+        func inGround(_ x: Int, _ y: Int) -> Bool {
+            !foreground[((2 * y + 1) * side / (2 * thumbnailSide)) * side + (2 * x + 1) * side / (2 * thumbnailSide)]
+        }
+        var total = 0, pairs = 0
+        for y in 0..<thumbnailSide {
+            for x in 0..<thumbnailSide where inGround(x, y) {
+                let level = Int(thumbnail[y * thumbnailSide + x])
+                if x + 1 < thumbnailSide, inGround(x + 1, y) {
+                    total += abs(level - Int(thumbnail[y * thumbnailSide + x + 1]))
+                    pairs += 1
+                }
+                if y + 1 < thumbnailSide, inGround(x, y + 1) {
+                    total += abs(level - Int(thumbnail[(y + 1) * thumbnailSide + x]))
+                    pairs += 1
+                }
+            }
+        }
+        return pairs == 0 ? 0 : Float(total) / Float(pairs)
+    }
+
     /// How many cells lie off the plain background in either window; nil unless both have one.
     public static func foregroundCells(_ a: [Cell], _ b: [Cell]) -> Int? {
         precondition(a.count == b.count)

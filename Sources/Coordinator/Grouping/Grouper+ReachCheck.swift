@@ -26,15 +26,15 @@ extension Grouper {
     /// it was judged on, as seen from its first row.
     func reachCheck(_ near: [(key: UInt64, pairings: [Pairing])], _ photos: [GroupingPhoto], _ representatives: [Int],
                     layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
-                    shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
-        var checked: (near: [UInt64], similar: [UInt64], distinct: [UInt64]) = ([], [], [])
+                    shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], apart: [UInt64]) {
+        var checked: (near: [UInt64], similar: [UInt64], apart: [UInt64]) = ([], [], [])
         var start = 0
         while start < near.count {
             let part = try reachCheckPart(near[start..<min(near.count, start + reachCheckBatch)], photos, representatives, layouts: layouts,
                                       features: features, shouldStop: shouldStop)
             checked.near += part.near
             checked.similar += part.similar
-            checked.distinct += part.distinct
+            checked.apart += part.apart
             start += reachCheckBatch
         }
         return checked
@@ -48,7 +48,7 @@ extension Grouper {
 
     private func reachCheckPart(_ near: ArraySlice<(key: UInt64, pairings: [Pairing])>, _ photos: [GroupingPhoto], _ representatives: [Int],
                                 layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
-                                shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
+                                shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], apart: [UInt64]) {
         var ids = Set<Int64>()
         for (key, _) in near {
             ids.insert(photos[representatives[Int(key >> 32)]].id)
@@ -57,7 +57,7 @@ extension Grouper {
         let windows = try features.map { features in try parallelRead(Array(ids), shouldStop: shouldStop, features.windowHashes) }
         let plan = planWithThreshold, judge = self.judge
         let parts = ParallelChunks.run(count: near.count, threads: threads, chunk: 1024, shouldStop: shouldStop,
-                                       initial: { (near: [UInt64](), similar: [UInt64](), distinct: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
+                                       initial: { (near: [UInt64](), similar: [UInt64](), apart: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
             for (key, judged) in near[near.startIndex + range.lowerBound..<near.startIndex + range.upperBound] {
                 let rows = (Int32(key >> 32), Int32(key & 0xFFFF_FFFF))
                 var a = Self.subject(rows.0, photos, representatives, layouts), b = Self.subject(rows.1, photos, representatives, layouts)
@@ -85,11 +85,14 @@ extension Grouper {
                 switch judge.directRelation(a, b, pairings: reach, rows: rows, cache: &found.cache, best: &best) {
                 case .near?, nil: found.near.append(key)
                 case .similar?: found.similar.append(key)
-                case .distinct?: found.distinct.append(key)
+                case .distinct?: found.apart.append(key)
+                case .otherShot?:
+                    found.similar.append(key)
+                    found.apart.append(key)
                 }
             }
         }
         if shouldStop() { throw CancellationError() }
-        return (parts.flatMap(\.near), parts.flatMap(\.similar), parts.flatMap(\.distinct))
+        return (parts.flatMap(\.near), parts.flatMap(\.similar), parts.flatMap(\.apart))
     }
 }

@@ -62,14 +62,14 @@ struct Grouper: Sendable {
         // one representative per digest, the best keeper of its copies.
         let (copiesOf, representatives) = exactCopies(photos)
 
-        var (nearPairs, similarPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
+        var (nearPairs, similarPairs, apartPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
                                                                        shouldStop: shouldStop)
-        let near = clusters(nearPairs, count: representatives.count, apart: distinctPairs,
+        let near = clusters(nearPairs, count: representatives.count, apart: apartPairs,
                             distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) },
                             photos: photos, photoOf: { representatives[$0] })
         // Neighbours in time or in their folder that no candidate related and no near group
         // holds both of: other shots at most.
-        similarPairs += try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, distinctPairs].joined(),
+        similarPairs += try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, apartPairs].joined(),
                                               features: features, progress: progress, shouldStop: shouldStop)
         progress?.begin(.listing, total: 0)
 
@@ -133,7 +133,8 @@ struct Grouper: Sendable {
         return (copies, photos.indices.filter { isRepresentative[$0] })
     }
 
-    /// Candidates judged: near, similar and distinct pairs, as indexes into `representatives`.
+    /// Candidates judged: near and similar pairs, and the pairs kept apart (distinct, and other
+    /// shots shown to be, which are similar too), as indexes into `representatives`.
     /// A pair is judged once, on all its pairings together (`PairJudge`: the best-aligned
     /// pairing decides). Judged on `threads` threads: the
     /// candidates are sorted by pair, so a pair's pairings lie together, and the threads take
@@ -141,12 +142,12 @@ struct Grouper: Sendable {
     /// pairs): each batch reads the layouts of the photos it pairs and lets them go after.
     private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
                              progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws
-        -> (near: [(Int, Int)], similar: [(Int, Int)], distinct: [(Int, Int)]) {
+        -> (near: [(Int, Int)], similar: [(Int, Int)], apart: [(Int, Int)]) {
         progress?.begin(.searching, total: representatives.count)
         var parts = try searchCandidates(photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
         progress?.begin(.judging, total: parts.reduce(0) { $0 + $1.count })
         let sorted = CandidateSort.sorted(parts: &parts)
-        var near = Set<UInt64>(), similar = Set<UInt64>(), distinct = Set<UInt64>()
+        var near = Set<UInt64>(), similar = Set<UInt64>(), apart = Set<UInt64>()
         var start = 0
         while start < sorted.count {
             var end = features == nil ? sorted.count : min(sorted.count, start + judgeBatch)
@@ -154,16 +155,16 @@ struct Grouper: Sendable {
             let found = try judge(sorted, start..<end, photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
             near.formUnion(found.near)
             similar.formUnion(found.similar)
-            distinct.formUnion(found.distinct)
+            apart.formUnion(found.apart)
             start = end
         }
-        // (Batches end on whole pairs and chunks judge whole pairs: each pair is in one set. Kept
-        // as a guard that a pair is never listed twice.)
-        distinct.subtract(near)
+        // (Batches end on whole pairs and chunks judge whole pairs: each pair has one verdict. Kept
+        // as a guard that a near pair is never listed as anything else; an other shot is both
+        // similar and apart.)
+        apart.subtract(near)
         similar.subtract(near)
-        similar.subtract(distinct)
         func pairs(_ keys: Set<UInt64>) -> [(Int, Int)] { keys.sorted().map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) } }
-        return (pairs(near), pairs(similar), pairs(distinct))
+        return (pairs(near), pairs(similar), pairs(apart))
     }
 
     /// Candidates the judge reads in one batch when layouts are read from the store: about
@@ -207,7 +208,7 @@ struct Grouper: Sendable {
     /// One batch of sorted candidates judged on `threads` threads, by pair key.
     private func judge(_ sorted: SortedCandidates, _ batch: Range<Int>, _ photos: [GroupingPhoto], _ representatives: [Int],
                        features: (any GroupingFeatureSource)?, progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws
-        -> (near: [UInt64], similar: [UInt64], distinct: [UInt64]) {
+        -> (near: [UInt64], similar: [UInt64], apart: [UInt64]) {
         var rows = Set<Int32>()
         for index in batch {
             let candidate = sorted[index]
@@ -219,7 +220,7 @@ struct Grouper: Sendable {
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
                                        progress: { progress?.advance(by: $0) },
-                                       initial: { (near: [UInt64](), nearPairings: [[Pairing]](), similar: [UInt64](), distinct: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
+                                       initial: { (near: [UInt64](), nearPairings: [[Pairing]](), similar: [UInt64](), apart: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
             // A thread's cache serves all its chunks: the next chunk's pairs meet the same photos.
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound
@@ -245,7 +246,10 @@ struct Grouper: Sendable {
                     // As seen from the pair's first row, as `reachCheck` lists them.
                     found.nearPairings.append(first.a <= first.b ? pairings : pairings.map { Pairing(slotA: $0.slotB, slotB: $0.slotA) })
                 case .similar?: found.similar.append(key)
-                case .distinct?: found.distinct.append(key)
+                case .distinct?: found.apart.append(key)
+                case .otherShot?:
+                    found.similar.append(key)
+                    found.apart.append(key)
                 case nil: break
                 }
             }
@@ -253,7 +257,7 @@ struct Grouper: Sendable {
         if shouldStop() { throw CancellationError() }
         let near = parts.flatMap { zip($0.near, $0.nearPairings).map { (key: $0, pairings: $1) } }
         let checked = try reachCheck(near, photos, representatives, layouts: loaded, features: features, shouldStop: shouldStop)
-        return (checked.near, parts.flatMap(\.similar) + checked.similar, parts.flatMap(\.distinct) + checked.distinct)
+        return (checked.near, parts.flatMap(\.similar) + checked.similar, parts.flatMap(\.apart) + checked.apart)
     }
 
     /// The unordered pair of a candidate, as one sortable number.

@@ -122,6 +122,8 @@ extension PairJudge {
         default: return false
         }
         guard let window = Self.register(copy, in: original, from: start, limit: limit) else { return false }
+        // A part of the frame at the frame's own pixel size: a zoomed shot (rules 22).
+        if Self.sameSize(original, copy) && window.width < Self.sameSizeWidestZoom { return false }
         // Plain graphics are left to their colour rules: a window fitted freely to a few flat
         // shapes explains more than a fixed one, and rules 19 already finds a fixed window and
         // one colour edit too much to tell two generated graphics apart by. (Registering them

@@ -9,6 +9,10 @@ enum PairRelation: Sendable, Equatable {
     /// Confirmed different although the layouts agree (a colour variant of one design): the
     /// two must never share a group, also not through a third photo both look like.
     case distinct
+    /// Another shot of the moment, and shown to be one (a frame zoomed at the same pixel size,
+    /// rules 22, `PairJudge+Zoom`): similar, and never in one duplicate group, as distinct pairs
+    /// are, also not through a third photo both look like (a small copy of the photo, near both).
+    case otherShot
 }
 
 /// Decides a candidate pair on the photos' layout thumbnails and capture times
@@ -81,6 +85,10 @@ struct PairJudge: Sendable {
         // Whether whole frames (mirrored or not) confirm them: two plain graphics confirmed only
         // through windows must show one ground colour too (`samePlainGround`, rules 19).
         var framesConfirm = false
+        // Files of one pixel size: a pairing that shows one zoomed is no copy's evidence (rules
+        // 22, `PairJudge+Zoom`).
+        let sameSize = Self.sameSize(a, b)
+        var zoomSeen: Grouper.Pairing?
         // Straightened frames are not compared as windows are: `relation` registers from them.
         for pairing in pairings where !Self.throughStraightened(pairing) {
             let cellsA = cache.cells(row: rows.0, slot: pairing.slotA, of: a)
@@ -98,6 +106,10 @@ struct PairJudge: Sendable {
                 continue
             }
             guard difference <= limit, changeSeen == nil else { continue }
+            if sameSize && Self.isZoomPairing(pairing) {
+                zoomSeen = zoomSeen ?? pairing
+                continue
+            }
             if !changed(a, b, pairing, cellsA, cellsB) {
                 // The same picture, unless in other colours (a colour variant of one design):
                 // near if any confirming pairing's hues and colour order agree. Two plain graphics
@@ -115,7 +127,7 @@ struct PairJudge: Sendable {
                         bestAgreeing = (pairing, difference / limit)
                         continue
                     }
-                    if !Self.coloursFollowNoEdit(a, b, pairing) { return .near }
+                    if !Self.coloursFollowNoEdit(a, b, pairing) { return nearUnlessZoomed(a, b, pairing, rows: rows, cache: &cache) }
                     followNoEdit = true
                     continue
                 }
@@ -158,15 +170,25 @@ struct PairJudge: Sendable {
         if otherShots, let ta = a.captureTime, let tb = b.captureTime {
             return abs(ta - tb) <= similarWindow && best.difference <= similarConfirmation ? .similar : nil
         }
+        // Only zoom pairings confirmed them: another shot, framed tighter (plain graphics are
+        // left to their colour rules, which such a pairing does not reach: nothing).
+        if changeSeen == nil, let zoomSeen {
+            if cache.isPlainGraphic(row: rows.0, make: { Self.isPlainGraphic(a) }) && cache.isPlainGraphic(row: rows.1, make: { Self.isPlainGraphic(b) }) {
+                return nil
+            }
+            return Self.coloursDisagree(a, b, zoomSeen) || Self.plainColoursDiffer(a, b) ? nil : .otherShot
+        }
         guard let changeSeen else { return nil }  // no pairing confirmed them
         // No capture times to tell shots apart (or the same one): what differs does. A change
         // of the scene in one region of frames that otherwise agree is another shot of the moment.
-        if best.pairing == changeSeen || sceneChanged(a, b, best.pairing) {
+        if best.pairing == changeSeen || (sameSize && Self.isZoomPairing(best.pairing)) || sceneChanged(a, b, best.pairing) {
             // Other shots of one moment share its colours (the checks neighbour pairs get,
             // `similarShot`): pictures in other colours are nothing to each other.
             return Self.coloursDisagree(a, b, best.pairing) || Self.plainColoursDiffer(a, b) ? nil : .similar
         }
-        return Self.coloursDisagree(a, b, best.pairing) ? .distinct : Self.relation(Self.plainGraphicsVerdict(a, b, best.pairing))
+        if Self.coloursDisagree(a, b, best.pairing) { return .distinct }
+        let relation = Self.relation(Self.plainGraphicsVerdict(a, b, best.pairing))
+        return relation == .near ? nearUnlessZoomed(a, b, best.pairing, rows: rows, cache: &cache) : relation
     }
 
     /// The largest difference that confirms `pairing`: `frameConfirmation` for whole frames
