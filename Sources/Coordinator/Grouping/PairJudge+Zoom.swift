@@ -22,7 +22,8 @@ extension PairJudge {
     /// quarter of a cell at the edges); past 10% the crop windows' pairings take over.
     static let zoomScales: [Double] = [0.90, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97]
     /// A zoom fits when its difference is at most this share of the unzoomed pairings' (the
-    /// whole frames, and the same centred window of both) and at least `zoomMargin` below it.
+    /// whole frames, and the same centred window of both), at least `zoomMargin` below it, and
+    /// within the window limit.
     /// On the four corpora (development, holdout, hard set, free crops), the 2,434 pairs of one
     /// picture's files of one pixel size give 0.95 at the least (a mirror image against the
     /// unmirrored frame, 0.25–0.40 apart, past any limit; every other pair 0.98 or more), and
@@ -70,9 +71,13 @@ extension PairJudge {
         zoomDifferences(a, b, mirroredA: mirroredA, framesA: framesA, framesB: framesB).contains(where: zoomFits)
     }
 
-    /// Whether a zoom's difference is at most `zoomGain` of the unzoomed one and `zoomMargin` below it.
+    /// Whether a zoom's difference is at most `zoomGain` of the unzoomed one and `zoomMargin` below
+    /// it, and within the window limit: the zoom must itself confirm the two as a window would
+    /// (the hard set's zoomed frames fit at 0.011–0.040). A fit that only improves a poor match
+    /// (two other shots of one size, toned apart) says nothing of a zoom.
     static func zoomFits(_ differences: (zoomed: Float, unzoomed: Float)) -> Bool {
         differences.zoomed <= zoomGain * differences.unzoomed && differences.unzoomed - differences.zoomed >= zoomMargin
+            && differences.zoomed <= PairJudge().windowConfirmation
     }
 
     /// For each of `zoomScales`: the difference of one photo's whole frame from the other's
