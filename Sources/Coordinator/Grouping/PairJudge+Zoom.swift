@@ -59,25 +59,25 @@ extension PairJudge {
                           cache: inout LayoutCellCache) -> PairRelation {
         guard Self.sameSize(a, b) else { return .near }
         let mirror = Int(Candidate.mirrorSlot), mirrored = (pairing.slotA == mirror) != (pairing.slotB == mirror)
-        let zoomed = Self.zoomFits(a, b, mirroredA: mirrored, framesA: cache.cells(row: rows.0, slot: mirrored ? mirror : 0, of: a),
+        let zoomed = zoomFits(a, b, mirroredA: mirrored, framesA: cache.cells(row: rows.0, slot: mirrored ? mirror : 0, of: a),
                                    framesB: cache.cells(row: rows.1, slot: 0, of: b))
         return zoomed ? .otherShot : .near
     }
 
     /// Whether one photo's whole frame matches a centred zoom of the other's (`zoomScales`)
     /// better than the unzoomed pairings by `zoomGain` and `zoomMargin` (`zoomFits(_:)`).
-    static func zoomFits(_ a: GroupingPhoto, _ b: GroupingPhoto, mirroredA: Bool, framesA: LayoutThumbnail.RankedCells,
-                         framesB: LayoutThumbnail.RankedCells) -> Bool {
-        zoomDifferences(a, b, mirroredA: mirroredA, framesA: framesA, framesB: framesB).contains(where: zoomFits)
+    func zoomFits(_ a: GroupingPhoto, _ b: GroupingPhoto, mirroredA: Bool, framesA: LayoutThumbnail.RankedCells,
+                  framesB: LayoutThumbnail.RankedCells) -> Bool {
+        Self.zoomDifferences(a, b, mirroredA: mirroredA, framesA: framesA, framesB: framesB).contains(where: zoomFits)
     }
 
     /// Whether a zoom's difference is at most `zoomGain` of the unzoomed one and `zoomMargin` below
-    /// it, and within the window limit: the zoom must itself confirm the two as a window would
+    /// it, and within the window limit (`windowConfirmation`): the zoom must itself confirm the two as a window would
     /// (the hard set's zoomed frames fit at 0.011–0.040). A fit that only improves a poor match
     /// (two other shots of one size, toned apart) says nothing of a zoom.
-    static func zoomFits(_ differences: (zoomed: Float, unzoomed: Float)) -> Bool {
-        differences.zoomed <= zoomGain * differences.unzoomed && differences.unzoomed - differences.zoomed >= zoomMargin
-            && differences.zoomed <= PairJudge().windowConfirmation
+    func zoomFits(_ differences: (zoomed: Float, unzoomed: Float)) -> Bool {
+        differences.zoomed <= Self.zoomGain * differences.unzoomed && differences.unzoomed - differences.zoomed >= Self.zoomMargin
+            && differences.zoomed <= windowConfirmation
     }
 
     /// For each of `zoomScales`: the difference of one photo's whole frame from the other's

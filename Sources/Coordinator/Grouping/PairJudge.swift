@@ -80,6 +80,14 @@ struct PairJudge: Sendable {
         var changeSeen: Grouper.Pairing?, coloursDiffer = false, followNoEdit = false
         // Plain graphics are judged on their colours where they line up best (`plainGraphicsVerdict`).
         var plainGraphics: Bool?, bestAgreeing: (pairing: Grouper.Pairing, ratio: Float)?
+        // Whether both frames are plain graphics, asked once and only when needed.
+        func bothPlainGraphics() -> Bool {
+            if plainGraphics == nil {
+                plainGraphics = cache.isPlainGraphic(row: rows.0) { Self.isPlainGraphic(a) }
+                    && cache.isPlainGraphic(row: rows.1) { Self.isPlainGraphic(b) }
+            }
+            return plainGraphics!
+        }
         // Once two plain graphics have their first agreeing pairing, the later confirming ones.
         var laterConfirming: [(pairing: Grouper.Pairing, ratio: Float)] = []
         // Whether whole frames (mirrored or not) confirm them: two plain graphics confirmed only
@@ -119,11 +127,7 @@ struct PairJudge: Sendable {
                 // Plain graphics are asked whether their colours follow one edit once, where
                 // they line up best, below: their pairings are many and alike.
                 if !Self.coloursDisagree(a, b, pairing) {
-                    if plainGraphics == nil {
-                        plainGraphics = cache.isPlainGraphic(row: rows.0) { Self.isPlainGraphic(a) }
-                            && cache.isPlainGraphic(row: rows.1) { Self.isPlainGraphic(b) }
-                    }
-                    if plainGraphics == true {
+                    if bothPlainGraphics() {
                         bestAgreeing = (pairing, difference / limit)
                         continue
                     }
@@ -173,9 +177,7 @@ struct PairJudge: Sendable {
         // Only zoom pairings confirmed them: another shot, framed tighter (plain graphics are
         // left to their colour rules, which such a pairing does not reach: nothing).
         if changeSeen == nil, let zoomSeen {
-            if cache.isPlainGraphic(row: rows.0, make: { Self.isPlainGraphic(a) }) && cache.isPlainGraphic(row: rows.1, make: { Self.isPlainGraphic(b) }) {
-                return nil
-            }
+            if bothPlainGraphics() { return nil }
             return Self.coloursDisagree(a, b, zoomSeen) || Self.plainColoursDiffer(a, b) ? nil : .otherShot
         }
         guard let changeSeen else { return nil }  // no pairing confirmed them

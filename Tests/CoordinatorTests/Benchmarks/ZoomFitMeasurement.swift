@@ -43,7 +43,7 @@ struct ZoomFitMeasurement {
                         let differences = PairJudge.zoomDifferences(a, b, mirroredA: false, framesA: .init(PairJudge.cells(a, 0)),
                                                                     framesB: .init(PairJudge.cells(b, 0)))
                         pairs[kind, default: 0] += 1
-                        if differences.contains(where: PairJudge.zoomFits) { fits[kind, default: 0] += 1 }
+                        if differences.contains(where: PairJudge().zoomFits) { fits[kind, default: 0] += 1 }
                         let improving = differences.filter { $0.unzoomed - $0.zoomed >= PairJudge.zoomMargin }
                         if let best = improving.map({ $0.zoomed / $0.unzoomed }).min() {
                             ratios[kind, default: []].append((best, "\((corpus as NSString).lastPathComponent) \(group[x]!) \(edits.joined(separator: "/"))"))
