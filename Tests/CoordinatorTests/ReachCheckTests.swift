@@ -72,8 +72,8 @@ struct ReachCheckTests {
     func pairingsWithinReach() {
         let plan = CandidatePlan()
         var a = photo(1, thumbnail: Self.scene()), b = photo(2, thumbnail: Self.scene())
-        a.windowPHashes[3] = b.pHash ^ 0xFF  // 8 bits: within the crop radius
-        b.windowPHashes[7] = a.pHash ^ 0x1FF  // 9 bits: past it
+        a.windowPHashes[3] = b.pHash ^ 0x3FF  // 10 bits: within the crop radius
+        b.windowPHashes[7] = a.pHash ^ 0x7FF  // 11 bits: past it
         a.mirrorPHash = b.pHash ^ 0x3
         b.mirrorPHash = a.pHash ^ 0x3
         let reach = plan.pairingsWithinReach(a, b)

