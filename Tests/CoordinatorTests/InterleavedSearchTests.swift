@@ -27,17 +27,19 @@ struct InterleavedSearchTests {
         #expect(MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: 3, within: 1))
     }
 
-    @Test("the interleaved windows find, besides what the first cut finds, the crop pairings that agree within the piece radius on a piece of the second; each once; in a pass of their own, in batches and query by query, held or streamed",
+    @Test("the interleaved windows find, besides what the first cut finds, the crop pairings that agree within the piece radius on a piece of the second (the other windows at their narrower radius); each once; in a pass of their own, in batches and query by query, held or streamed",
           arguments: [true, false])
     func interleavedWindows(batched: Bool) throws {
         var plan = CandidatePlan(frameRadius: 9, cropWindows: [0, 4, 12], cropRadius: 8, overlayWindows: [0, 4, 24], overlayRadius: 5,
                                  pieces: 3, framePieceRadius: 1, windowPieceRadius: 1)
         plan.interleavedCropWindows = [0, 4]
+        // The other crop window at a narrower radius, as large libraries search theirs.
+        plan.narrowCropRadius = 6
         let (compact, all) = CandidateSearchTests.hashes(plan: plan, count: 400)
         let found = CandidateSearchTests.everyPairing(compact, batched: batched).candidates(threads: 2)
         let bits = InterleavedBits.pieces(3)
         func agree(_ x: UInt64, _ y: UInt64) -> Bool { MultiIndexHash.agreeOnAPiece(x, y, pieces: 3, within: 1) }
-        var expected = Set<Candidate>(), secondCutOnly = 0
+        var expected = Set<Candidate>(), secondCutOnly = 0, narrowedOut = 0
         for a in all.indices {
             for b in all.indices where b != a {
                 if b > a, (all[a][0] ^ all[b][0]).nonzeroBitCount <= plan.frameRadius, agree(all[a][0], all[b][0]) {
@@ -45,6 +47,10 @@ struct InterleavedSearchTests {
                 }
                 guard all[a].count > 1 else { continue }
                 for k in plan.probedCropWindows where (all[a][k + 1] ^ all[b][0]).nonzeroBitCount <= plan.cropRadius {
+                    guard (all[a][k + 1] ^ all[b][0]).nonzeroBitCount <= plan.cropRadius(ofWindow: k) else {
+                        if agree(all[a][k + 1], all[b][0]) { narrowedOut += 1 }
+                        continue
+                    }
                     let first = agree(all[a][k + 1], all[b][0])
                     let second = plan.interleavedCropWindows.contains(k) && agree(bits(all[a][k + 1]), bits(all[b][0]))
                     if first || second { expected.insert(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
@@ -57,6 +63,7 @@ struct InterleavedSearchTests {
             }
         }
         #expect(secondCutOnly > 20, "the data has pairings only the second cut finds")
+        #expect(narrowedOut > 20, "the data has pairings of the narrowed window past its radius that the probes would meet")
         #expect(Set(found) == expected && found.count == expected.count, "each pairing once")
         // Streamed: the source hands out the probed windows.
         let streamed = try CandidateSearchTests.streamed(plan: plan, all, batched: batched)

@@ -51,6 +51,7 @@ struct BatchedSearch {
     func searchFrames(rows: [Int], crops: [UInt64]?, into found: inout [Candidate]) {
         let hashes = base.hashes, plan = hashes.plan
         let probed = plan.probedCropWindows, cropCount = probed.count
+        let radiusOf = probed.map { plan.cropRadius(ofWindow: $0) }
         // Where each window hash is among a row's streamed crop windows (its first place in
         // `plan.probedCropWindows`, -1 if not there), for batches over their budget: worked out
         // once a call rather than by a search of the plan's 60 windows a candidate.
@@ -74,7 +75,7 @@ struct BatchedSearch {
                     let a = rows[position]
                     for index in columns where hashes.hasWindow(a, probed[index]) {
                         let window = crops.map { $0[position * cropCount + index] } ?? hashes.window(a, probed[index])
-                        ask(window, radius: plan.cropRadius, row: a, slot: UInt8(probed[index] + 1))
+                        ask(window, radius: radiusOf[index], row: a, slot: UInt8(probed[index] + 1))
                     }
                 }
             }

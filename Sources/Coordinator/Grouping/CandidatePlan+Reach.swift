@@ -17,7 +17,7 @@ extension CandidatePlan {
         let counts = (a.windowPHashes.count, b.windowPHashes.count)
         // The plan's windows as bit masks (window indexes are under 64).
         let crops = cropWindows.reduce(UInt64(0)) { $0 | 1 << UInt64($1) }, overlays = overlayWindows.reduce(UInt64(0)) { $0 | 1 << UInt64($1) }
-        for k in cropWindows where k < counts.1 && within(a.pHash, b.windowPHashes[k], cropRadius) {
+        for k in cropWindows where k < counts.1 && within(a.pHash, b.windowPHashes[k], cropRadius(ofWindow: k)) {
             found.append(Grouper.Pairing(slotA: 0, slotB: k + 1))
         }
         let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
@@ -28,7 +28,7 @@ extension CandidatePlan {
         let contentB = contents && b.contentBox != nil ? b.contentPHash : nil
         if let contentB, within(a.pHash, contentB, frameRadius) { found.append(Grouper.Pairing(slotA: 0, slotB: content)) }
         for k in 0..<FeatureWindow.hashedCount where k < counts.0 {
-            if crops >> UInt64(k) & 1 == 1, within(a.windowPHashes[k], b.pHash, cropRadius) { found.append(Grouper.Pairing(slotA: k + 1, slotB: 0)) }
+            if crops >> UInt64(k) & 1 == 1, within(a.windowPHashes[k], b.pHash, cropRadius(ofWindow: k)) { found.append(Grouper.Pairing(slotA: k + 1, slotB: 0)) }
             if overlays >> UInt64(k) & 1 == 1, k < counts.1, within(a.windowPHashes[k], b.windowPHashes[k], overlayRadius) {
                 found.append(Grouper.Pairing(slotA: k + 1, slotB: k + 1))
             }

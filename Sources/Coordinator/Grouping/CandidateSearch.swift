@@ -22,8 +22,19 @@ struct CandidatePlan: Sendable, Equatable {
     /// (27 of 8,742 ordered pairs within 8 bits, the same 27 within 10). `cull run` on the free
     /// crops: recall 0.812 → 0.854, precision 0.988 → 0.989; the hard set's crops of two sides
     /// all found (recall 0.984 → 1.000). pHash distances are even, so 9 is 8.
-    /// Large libraries keep 8 (`cropRadiusLargeLibraries`).
+    /// Large libraries keep 8 but in their corner windows (`narrowCropRadius`).
     var cropRadius = 10
+    /// Where set (`sized(for:)`, past about 320,000 photos: `cropRadiusLargeLibraries`), the
+    /// crop radius of every crop window but the `interleavedCropWindows`, which keep
+    /// `cropRadius`: those are probed in two cuts of the frames, so a hash 9–10 bits off has
+    /// two chances to agree on a whole piece there.
+    var narrowCropRadius: Int? = nil
+
+    /// The radius crop window `k` is searched at among the whole frames.
+    func cropRadius(ofWindow k: Int) -> Int {
+        guard let narrowCropRadius, !interleavedCropWindows.contains(k) else { return cropRadius }
+        return narrowCropRadius
+    }
     /// Windows compared with the same window of the others: an overlay outside the window.
     var overlayWindows: [Int] = Self.cornerWindows
     var overlayRadius = 8
@@ -80,15 +91,17 @@ struct CandidatePlan: Sendable, Equatable {
         plan.cropWindows = Self.cropWindowsLargeLibraries
         plan.cheapCropWindows = Self.cropWindowsDefault.filter { !Self.cropWindowsLargeLibraries.contains($0) }
         plan.interleavedCropWindows = Self.cornerCropWindows
-        plan.cropRadius = min(plan.cropRadius, Self.cropRadiusLargeLibraries)
+        plan.narrowCropRadius = min(plan.cropRadius, Self.cropRadiusLargeLibraries)
         return plan
     }
 
-    /// The crop radius of libraries whose tables have 3 pieces (`sized(for:)`). There a probe
-    /// finds hashes exactly to 5 bits only, so a crop 9–10 bits from its window is found by
-    /// chance, while the look-alikes those bits let through must all be judged: a million
-    /// realistic rows took 57.85 s at 10 (judging 26.1 → 34.0 s), past the minute's margin,
-    /// for 34 more of 34,170 families (bench/RESULTS.md, "Crop radius").
+    /// The crop radius of libraries whose tables have 3 pieces (`sized(for:)`, as
+    /// `narrowCropRadius`: all but the corner windows). There a probe finds hashes exactly to 5
+    /// bits only, so a crop 9–10 bits from its window is found by chance, while the look-alikes
+    /// those bits let through must all be judged: a million realistic rows took 57.85 s at 10 in
+    /// every window (judging 26.1 → 34.0 s), past the minute's margin, for 34 more of 34,170
+    /// families; at 10 in the four corners alone, 33 more (33,934 → 33,967) in 52.59 / 53.92 s
+    /// against 50.99 / 53.29 s (bench/RESULTS.md, "Crop radius 10").
     static let cropRadiusLargeLibraries = 8
 
     /// The four 90% windows in the corners (each leaves out a band of 10% along two sides), and
@@ -298,7 +311,7 @@ struct CandidateSearch: Sendable {
             // Another photo's whole frame is this one's window k: that photo is a crop of this one.
             let window = crops.map { $0[$0.startIndex + position] } ?? hashes.window(a, k)
             let pieceRadius = position < plan.cropWindows.count ? plan.windowPieceRadius : 0
-            frameIndex.forEachNeighbour(of: window, within: plan.cropRadius, pieceRadius: pieceRadius) { b, _ in
+            frameIndex.forEachNeighbour(of: window, within: plan.cropRadius(ofWindow: k), pieceRadius: pieceRadius) { b, _ in
                 if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: UInt8(k + 1), slotB: 0)) }
             }
         }

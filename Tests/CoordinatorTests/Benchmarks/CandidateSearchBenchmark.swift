@@ -331,9 +331,10 @@ extension CandidatePlan {
         guard a.windowPHashes.count == FeatureWindow.hashedCount, b.windowPHashes.count == FeatureWindow.hashedCount else { return false }
         for k in probedCropWindows {
             let pieceRadius = cropWindows.contains(k) ? windowPieceRadius : 0
-            if close(a.windowPHashes[k], b.pHash, cropRadius, pieceRadius) || close(b.windowPHashes[k], a.pHash, cropRadius, pieceRadius) { return true }
-            if (a.windowPHashes[k] ^ b.pHash).nonzeroBitCount <= cropRadius && interleavedProbe(k, a.windowPHashes[k], b.pHash, pieces: pieces)
-                || (b.windowPHashes[k] ^ a.pHash).nonzeroBitCount <= cropRadius && interleavedProbe(k, b.windowPHashes[k], a.pHash, pieces: pieces) { return true }
+            let radius = cropRadius(ofWindow: k)
+            if close(a.windowPHashes[k], b.pHash, radius, pieceRadius) || close(b.windowPHashes[k], a.pHash, radius, pieceRadius) { return true }
+            if (a.windowPHashes[k] ^ b.pHash).nonzeroBitCount <= radius && interleavedProbe(k, a.windowPHashes[k], b.pHash, pieces: pieces)
+                || (b.windowPHashes[k] ^ a.pHash).nonzeroBitCount <= radius && interleavedProbe(k, b.windowPHashes[k], a.pHash, pieces: pieces) { return true }
         }
         return overlayWindows.contains { close(a.windowPHashes[$0], b.windowPHashes[$0], overlayRadius, windowPieceRadius) }
     }
