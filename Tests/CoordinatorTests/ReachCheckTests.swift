@@ -68,6 +68,25 @@ struct ReachCheckTests {
         #expect(unasked.near == [1])
     }
 
+    @Test("what a large library's search returns of a pairing: within the window's radius (10 bits in a corner, 8 elsewhere) and agreeing within a bit on a piece of either cut")
+    func returnedPairings() {
+        let plan = CandidatePlan().sized(for: 1_000_000), pieces = MultiIndexHash.pieceCount(for: 1_000_000)
+        #expect(pieces == 3)
+        var a = photo(1, thumbnail: Self.scene()), b = photo(2, thumbnail: Self.scene())
+        let centre = Grouper.Pairing(slotA: 13, slotB: 0), corner = Grouper.Pairing(slotA: 5, slotB: 0)
+        func returns(_ pairing: Grouper.Pairing, _ mask: UInt64) -> Bool {
+            a.windowPHashes[pairing.slotA - 1] = b.pHash ^ mask
+            return plan.returns(pairing, a, b, pieces: pieces)
+        }
+        // The pieces of the first cut are bits 0–21, 22–42 and 43–63.
+        #expect(returns(centre, 0b11 | 0b1 << 22))  // 3 bits, the last piece clean
+        #expect(!returns(centre, 0b11 | 0b11 << 22 | 0b11 << 43), "6 bits, two in each piece: the probes miss it")
+        #expect(!returns(centre, 0x3FF << 22), "10 bits: past the centre window's radius of 8")
+        #expect(returns(corner, 0x3FF << 22), "10 bits in a corner window, the first piece clean")
+        #expect(!returns(corner, 0xFFF << 22), "12 bits: past every radius")
+        #expect(plan.probedPairings(a, b, pieces: pieces).allSatisfy { plan.returns($0, a, b, pieces: pieces) })
+    }
+
     @Test("pairings within reach: each hash within its radius, in candidate order, the mirror listed once")
     func pairingsWithinReach() {
         let plan = CandidatePlan()

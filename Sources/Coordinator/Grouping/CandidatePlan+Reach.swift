@@ -40,4 +40,46 @@ extension CandidatePlan {
         }
         return found
     }
+
+    /// The pairings within reach (`pairingsWithinReach`) that the tables' probes return, on
+    /// tables of `pieces` pieces (what a search with this plan hands the judge for the pair).
+    func probedPairings(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> [Grouper.Pairing] {
+        pairingsWithinReach(a, b).filter { returns($0, a, b, pieces: pieces) }
+    }
+
+    /// Whether a search with this plan, on tables of `pieces` pieces, returns `pairing` of the
+    /// two photos (as seen from `a`): its hashes within the plan's radius for it, and met by the
+    /// tables' probes. The pairing may be one of another plan's reach.
+    func returns(_ pairing: Grouper.Pairing, _ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> Bool {
+        func probed(_ x: UInt64, _ y: UInt64, _ pieceRadius: Int?) -> Bool {
+            pieceRadius.map { MultiIndexHash.agreeOnAPiece(x, y, pieces: pieces, within: $0) } ?? true
+        }
+        let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
+        func hash(_ photo: GroupingPhoto, _ slot: Int) -> UInt64 {
+            switch slot {
+            case 0: photo.pHash
+            case mirror: photo.mirrorPHash ?? 0
+            case content: photo.contentPHash ?? 0
+            default: photo.windowPHashes[slot - 1]
+            }
+        }
+        let x = hash(a, pairing.slotA), y = hash(b, pairing.slotB), bits = (x ^ y).nonzeroBitCount
+        let window = pairing.slotA >= 1 && pairing.slotA <= FeatureWindow.hashedCount ? pairing.slotA - 1
+            : pairing.slotB >= 1 && pairing.slotB <= FeatureWindow.hashedCount ? pairing.slotB - 1 : nil
+        guard let window else { return bits <= frameRadius && probed(x, y, framePieceRadius) }
+        if pairing.slotA == pairing.slotB {  // an overlay window
+            return overlayWindows.contains(window) && bits <= overlayRadius && probed(x, y, windowPieceRadius)
+        }
+        let piecewise = cropWindows.contains(window)
+        guard piecewise || cheapCropWindows.contains(window), bits <= cropRadius(ofWindow: window) else { return false }
+        return probed(x, y, piecewise ? windowPieceRadius : 0) || interleavedProbe(window, x, y, pieces: pieces)
+    }
+
+    /// Whether window `k`'s hash `x` and a frame `y` (within the crop radius) meet in the
+    /// interleaved table (`interleavedCropWindows`).
+    func interleavedProbe(_ k: Int, _ x: UInt64, _ y: UInt64, pieces: Int) -> Bool {
+        guard let windowPieceRadius, interleavedCropWindows.contains(k) else { return false }
+        let bits = InterleavedBits.pieces(pieces)
+        return MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: pieces, within: windowPieceRadius)
+    }
 }

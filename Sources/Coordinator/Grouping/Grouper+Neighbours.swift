@@ -8,19 +8,29 @@ extension Grouper {
     /// screens the pairs on their whole frames (`PairJudge.neighbourFrames`), reads the window
     /// hashes of the photos of the pairs left, decides those (`PairJudge.similarShot`), and
     /// lets it all go. `progress` counts the pairs screened (step `neighbours`).
+    ///
+    /// A screened pair with a pairing within the default plan's reach (`pairingsWithinReach`:
+    /// hashes within its radii) is one a smaller library's search would have paired whole: it
+    /// is judged first as candidates are (`PairJudge.relation`), and listed in `near` when near,
+    /// if the tables' probes miss one of those pairings (`probedPairings`): in a large library
+    /// they can return a pair without the one pairing that confirms it (a million realistic
+    /// rows: a crop 5 bits from a straightened frame, its 13 other pairings judged, none
+    /// confirming), and the pair came back as a neighbour, similar.
     func similarNeighbours(_ photos: [GroupingPhoto], _ representatives: [Int], near: [[Int]], judged: some Sequence<(Int, Int)>,
                            features: (any GroupingFeatureSource)?, progress: GroupingProgress?,
-                           shouldStop: @escaping @Sendable () -> Bool) throws -> [(Int, Int)] {
+                           shouldStop: @escaping @Sendable () -> Bool) throws -> (similar: [(Int, Int)], near: [(Int, Int)]) {
         var clusterOf = [Int32](repeating: -1, count: representatives.count)
         for (cluster, members) in near.enumerated() { for member in members { clusterOf[member] = Int32(cluster) } }
         let related = Set(judged.map(Self.pairKey))
         let pairs = SimilarNeighbours(window: judge.similarWindow).pairs(photos, representatives: representatives).filter { pair in
             !related.contains(Self.pairKey(pair)) && (clusterOf[pair.0] < 0 || clusterOf[pair.0] != clusterOf[pair.1])
         }.map(Self.pairKey)
-        let judge = self.judge
+        // The pairings a smaller library's search makes, and those this one's probes return.
+        let judge = self.judge, plan = planWithThreshold, searched = plan.sized(for: representatives.count)
+        let pieces = searched.pieces ?? MultiIndexHash.pieceCount(for: representatives.count)
         progress?.begin(.neighbours, total: pairs.count)
         if shouldStop() { throw CancellationError() }
-        var keys: [UInt64] = []
+        var keys: [(key: UInt64, near: Bool)] = []
         var start = 0
         while start < pairs.count {
             let batch = Array(pairs[start..<min(pairs.count, start + neighbourBatch)])
@@ -47,14 +57,29 @@ extension Grouper {
                     var a = Self.subject(rows.0, photos, representatives, layouts), b = Self.subject(rows.1, photos, representatives, layouts)
                     if a.windowPHashes.isEmpty, let held = windows?[a.id] { a.windowPHashes = held }
                     if b.windowPHashes.isEmpty, let held = windows?[b.id] { b.windowPHashes = held }
-                    if judge.similarShot(a, b, frameDifference: frames, rows: rows, cache: &cache) { found.append(key) }
+                    // Judged on the pairings within reach only when the probes miss one of
+                    // them that could confirm the pair (one within its limit, or a straightened
+                    // frame, which registers): otherwise search handed the judge all it needed.
+                    let reach = plan.pairingsWithinReach(a, b)
+                    let missed = reach.contains { pairing in
+                        !searched.returns(pairing, a, b, pieces: pieces)
+                            && (PairJudge.throughStraightened(pairing)
+                                || LayoutThumbnail.evidenceDifference(cache.cells(row: rows.0, slot: pairing.slotA, of: a),
+                                                                      cache.cells(row: rows.1, slot: pairing.slotB, of: b)) <= judge.limit(pairing))
+                    }
+                    if missed, judge.relation(a, b, pairings: reach, rows: rows, cache: &cache) == .near {
+                        found.append((key, true))
+                    } else if judge.similarShot(a, b, frameDifference: frames, rows: rows, cache: &cache) {
+                        found.append((key, false))
+                    }
                 }
             }
             start += batch.count
         }
         // In index order, whatever order the threads finished in.
-        keys.sort()
-        return keys.map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) }
+        keys.sort { $0.key < $1.key }
+        func listed(near: Bool) -> [(Int, Int)] { keys.filter { $0.near == near }.map { (Int($0.key >> 32), Int($0.key & 0xFFFF_FFFF)) } }
+        return (listed(near: false), listed(near: true))
     }
 
     /// Neighbour pairs judged in one batch: at most about 130,000 photos' layouts (150 MB) and

@@ -22,7 +22,7 @@ struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge` (or the `Analysis` measures it calls),
     /// `CandidateSearch` or `StarClustering` can change groups: a rescan keeps a finished
     /// scan's groups only if this is unchanged.
-    static let rulesVersion = 26
+    static let rulesVersion = 27
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -64,13 +64,22 @@ struct Grouper: Sendable {
 
         var (nearPairs, similarPairs, apartPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
                                                                        shouldStop: shouldStop)
-        let near = clusters(nearPairs, count: representatives.count, apart: apartPairs,
-                            distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) },
-                            photos: photos, photoOf: { representatives[$0] })
+        func nearClusters() -> [[Int]] {
+            clusters(nearPairs, count: representatives.count, apart: apartPairs,
+                     distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) },
+                     photos: photos, photoOf: { representatives[$0] })
+        }
+        var near = nearClusters()
         // Neighbours in time or in their folder that no candidate related and no near group
-        // holds both of: other shots at most.
-        similarPairs += try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, apartPairs].joined(),
-                                              features: features, progress: progress, shouldStop: shouldStop)
+        // holds both of: other shots, or near pairs whose confirming pairing the probes missed
+        // (then the near groups are made again with them).
+        let neighbours = try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, apartPairs].joined(),
+                                               features: features, progress: progress, shouldStop: shouldStop)
+        similarPairs += neighbours.similar
+        if !neighbours.near.isEmpty {
+            nearPairs += neighbours.near
+            near = nearClusters()
+        }
         progress?.begin(.listing, total: 0)
 
         // Each group takes every identical copy of its members along; identical copies that no

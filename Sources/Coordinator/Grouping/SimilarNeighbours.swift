@@ -14,7 +14,9 @@ import Analysis
 /// Each photo is paired with at most `perPhoto` of the neighbours after it, and only when the
 /// whole frames are within `hashRadius` bits: neighbours that look nothing alike are never
 /// looked at more closely. What the pairs are is for `PairJudge.similarShot` to say; they can
-/// be similar at most, never near (a near pair must be found by candidate search).
+/// be similar at most, never near on a neighbour's word (a near pair must be one candidate search
+/// makes: `Grouper.similarNeighbours` judges a neighbour pair as a candidate when its hashes are
+/// within the search's radii, and a large library's probes missed the pairing that confirms it).
 struct SimilarNeighbours: Sendable {
     /// Seconds between two capture times for the shots to be neighbours (`PairJudge.similarWindow`).
     var window: Double = 3

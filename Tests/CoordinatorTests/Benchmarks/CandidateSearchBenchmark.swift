@@ -281,39 +281,6 @@ extension CandidatePlan {
                                     framePieceRadius: nil, windowPieceRadius: nil)
 
     /// Whether a search with this plan, on tables of `pieces` pieces, pairs the two photos.
-    /// The pairings within reach (`pairingsWithinReach`) that the tables' probes return.
-    func probedPairings(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> [Grouper.Pairing] {
-        func probed(_ x: UInt64, _ y: UInt64, _ pieceRadius: Int?) -> Bool {
-            pieceRadius.map { MultiIndexHash.agreeOnAPiece(x, y, pieces: pieces, within: $0) } ?? true
-        }
-        let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
-        func hash(_ photo: GroupingPhoto, _ slot: Int) -> UInt64 {
-            switch slot {
-            case 0: photo.pHash
-            case mirror: photo.mirrorPHash ?? 0
-            case content: photo.contentPHash ?? 0
-            default: photo.windowPHashes[slot - 1]
-            }
-        }
-        return pairingsWithinReach(a, b).filter { pairing in
-            let x = hash(a, pairing.slotA), y = hash(b, pairing.slotB)
-            let window = pairing.slotA >= 1 && pairing.slotA <= FeatureWindow.hashedCount ? pairing.slotA - 1
-                : pairing.slotB >= 1 && pairing.slotB <= FeatureWindow.hashedCount ? pairing.slotB - 1 : nil
-            guard let window else { return probed(x, y, framePieceRadius) }
-            if pairing.slotA == pairing.slotB { return probed(x, y, windowPieceRadius) }  // an overlay window
-            guard probedCropWindows.contains(window) else { return false }
-            return probed(x, y, cropWindows.contains(window) ? windowPieceRadius : 0) || interleavedProbe(window, x, y, pieces: pieces)
-        }
-    }
-
-    /// Whether window `k`'s hash `x` and a frame `y` (within the crop radius) meet in the
-    /// interleaved table (`interleavedCropWindows`).
-    func interleavedProbe(_ k: Int, _ x: UInt64, _ y: UInt64, pieces: Int) -> Bool {
-        guard let windowPieceRadius, interleavedCropWindows.contains(k) else { return false }
-        let bits = InterleavedBits.pieces(pieces)
-        return MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: pieces, within: windowPieceRadius)
-    }
-
     func reaches(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> Bool {
         func close(_ x: UInt64, _ y: UInt64, _ radius: Int, _ pieceRadius: Int?) -> Bool {
             guard (x ^ y).nonzeroBitCount <= radius else { return false }
