@@ -1,0 +1,43 @@
+@testable import Coordinator
+import Analysis
+import Foundation
+import Testing
+
+/// A crop whose one confirming pairing a large library's probes miss (`CandidatePlan.returns`):
+/// search pairs it with its original through pairings that do not confirm it, or not at all,
+/// and the two are folder neighbours. `Grouper.similarNeighbours` judges such a pair on every
+/// pairing within the search's radii, so it is near, as a small library's search makes it.
+@Suite("Neighbours the probes left short", .timeLimit(.minutes(5)))
+struct ProbedNeighboursTests {
+    typealias Scene = RegisteredCropsTests.Scene
+
+    @Test("a crop 6 bits from its window, two bits in each of three pieces, is grouped near with its original beside it")
+    func cropMissedByTheProbes() throws {
+        let scene = Scene(seed: 23), width = RegisteredCropsTests.width, height = RegisteredCropsTests.height
+        let original = try GroupingPhoto.analysed(1, "/shoot/a.jpg", RegisteredCropsTests.render(scene))
+        // The 90% window at (5%, 5%), saved at its own size: window 12 of the original.
+        var crop = try GroupingPhoto.analysed(2, "/shoot/b.jpg", RegisteredCropsTests.render(scene, width: width * 9 / 10, height: height * 9 / 10) { u, v in
+            (0.05 + 0.9 * u, 0.05 + 0.9 * v)
+        })
+        // Its frame's hash 6 bits from the window's, two in each piece of a 3-piece table (bits
+        // 0–21, 22–42, 43–63): within the crop radius, met by no probe at piece radius 1.
+        crop.pHash = original.windowPHashes[12] ^ (0b11 | 0b11 << 22 | 0b11 << 43)
+        crop.mirrorPHash = nil
+        crop.contentBox = nil
+        var grouper = Grouper()
+        grouper.plan.pieces = 3  // a large library's tables
+        let plan = grouper.planWithThreshold, missed = Grouper.Pairing(slotA: 13, slotB: 0)
+        try #require(plan.pairingsWithinReach(original, crop).contains(missed))
+        try #require(PerceptualHash.distance(original.pHash, crop.pHash) <= SimilarNeighbours().hashRadius, "folder neighbours close enough to be looked at")
+        try #require(!plan.returns(missed, original, crop, pieces: 3), "the premise: the probes miss the window")
+        let probed = plan.probedPairings(original, crop, pieces: 3)
+        var cache = LayoutCellCache(capacity: 0)
+        try #require(probed.isEmpty || PairJudge().relation(original, crop, pairings: probed, rows: (0, 1), cache: &cache) != .near,
+                     "the premise: what the probes return does not make them near: \(probed)")
+        try #require(PairJudge().relation(original, crop, pairings: [missed], rows: (0, 1), cache: &cache) == .near)
+
+        let groups = try grouper.groups(of: [original, crop], shouldStop: { false })
+        #expect(groups.map(\.kind) == [.near], "\(groups)")
+        #expect(groups.first.map { Set($0.members.map(\.photoID)) } == [1, 2])
+    }
+}
