@@ -41,12 +41,6 @@ extension CandidatePlan {
         return found
     }
 
-    /// The pairings within reach (`pairingsWithinReach`) that the tables' probes return, on
-    /// tables of `pieces` pieces (what a search with this plan hands the judge for the pair).
-    func probedPairings(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> [Grouper.Pairing] {
-        pairingsWithinReach(a, b).filter { returns($0, a, b, pieces: pieces) }
-    }
-
     /// Whether a search with this plan, on tables of `pieces` pieces, returns `pairing` of the
     /// two photos (as seen from `a`): its hashes within the plan's radius for it, and met by the
     /// tables' probes. The pairing may be one of another plan's reach.

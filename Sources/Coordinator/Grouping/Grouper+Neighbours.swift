@@ -63,9 +63,7 @@ extension Grouper {
                     let reach = plan.pairingsWithinReach(a, b)
                     let missed = reach.contains { pairing in
                         !searched.returns(pairing, a, b, pieces: pieces)
-                            && (PairJudge.throughStraightened(pairing)
-                                || LayoutThumbnail.evidenceDifference(cache.cells(row: rows.0, slot: pairing.slotA, of: a),
-                                                                      cache.cells(row: rows.1, slot: pairing.slotB, of: b)) <= judge.limit(pairing))
+                            && (PairJudge.throughStraightened(pairing) || judge.confirms(a, b, pairing, rows: rows, cache: &cache))
                     }
                     if missed, judge.relation(a, b, pairings: reach, rows: rows, cache: &cache) == .near {
                         found.append((key, true))

@@ -75,8 +75,7 @@ extension Grouper {
                 let reach = plan.pairingsWithinReach(a, b)
                 guard reach.contains(where: { pairing in
                     !judged.contains(pairing) && !PairJudge.throughStraightened(pairing)
-                        && LayoutThumbnail.evidenceDifference(found.cache.cells(row: rows.0, slot: pairing.slotA, of: a),
-                                                              found.cache.cells(row: rows.1, slot: pairing.slotB, of: b)) <= judge.limit(pairing)
+                        && judge.confirms(a, b, pairing, rows: rows, cache: &found.cache)
                 }) else {
                     found.near.append(key)
                     continue

@@ -206,6 +206,14 @@ struct PairJudge: Sendable {
         return relation == .near ? nearUnlessZoomed(a, b, best.pairing, rows: rows, cache: &cache) : relation
     }
 
+    /// Whether the windows `pairing` compares agree within its limit (`limit`), each photo's
+    /// ranked cells from `cache`: a pairing that could confirm the pair, the question the reach
+    /// checks ask of a pairing the judge was not handed.
+    func confirms(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing, rows: (Int32, Int32), cache: inout LayoutCellCache) -> Bool {
+        LayoutThumbnail.evidenceDifference(cache.cells(row: rows.0, slot: pairing.slotA, of: a),
+                                           cache.cells(row: rows.1, slot: pairing.slotB, of: b)) <= limit(pairing)
+    }
+
     /// The largest difference that confirms `pairing`: `frameConfirmation` for whole frames
     /// (mirrored or not), `windowConfirmation` for any window.
     func limit(_ pairing: Grouper.Pairing) -> Float {

@@ -280,6 +280,12 @@ extension CandidatePlan {
                                     overlayWindows: FeatureWindow.overlayWindows, overlayRadius: 8, pieces: 4,
                                     framePieceRadius: nil, windowPieceRadius: nil)
 
+    /// The pairings within reach (`pairingsWithinReach`) that the tables' probes return, on
+    /// tables of `pieces` pieces (what a search with this plan hands the judge for the pair).
+    func probedPairings(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> [Grouper.Pairing] {
+        pairingsWithinReach(a, b).filter { returns($0, a, b, pieces: pieces) }
+    }
+
     /// Whether a search with this plan, on tables of `pieces` pieces, pairs the two photos.
     func reaches(_ a: GroupingPhoto, _ b: GroupingPhoto, pieces: Int) -> Bool {
         func close(_ x: UInt64, _ y: UInt64, _ radius: Int, _ pieceRadius: Int?) -> Bool {
