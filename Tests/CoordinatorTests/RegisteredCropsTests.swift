@@ -7,7 +7,8 @@ import Testing
 /// that no fixed window fits are near their original once the copy's frame is found in it; a
 /// burst frame (zoomed in, part of the scene lit differently) and another scene are not. A crop
 /// straightened further than the crop windows reach pairs through a straightened frame
-/// (pipeline 6) and registers from it (rules 21).
+/// (pipeline 6) and registers from it (rules 21). A crop of two sides that an 80% window pairs
+/// best registers from a seed of the copy's own width (rules 28).
 @Suite("Registered crops", .timeLimit(.minutes(5)))
 struct RegisteredCropsTests {
     static let width = 480, height = 300
@@ -108,6 +109,30 @@ struct RegisteredCropsTests {
         }
     }
 
+    @Test("a crop of two sides that lines up best with an 80% window registers from its own width")
+    func cropRegistersFromItsOwnWidth() throws {
+        // Seed 5's crop of 15% off the left and 10% off the bottom: its best fixed pairing is an
+        // 80% window, 1.6 times the window limit off, and the largest box inside that window is
+        // 5–10% short of the copy.
+        let original = try analysed(1, Self.render(Scene(seed: 5)))
+        let copy = try analysed(2, Self.croppedTwoSides(Scene(seed: 5)))
+        let pairings = AnalysedRows.pairingsWithinReach(original, copy)
+        var cache = LayoutCellCache(capacity: 0), best: PairJudge.BestPairing?
+        let judge = PairJudge()
+        #expect(judge.directRelation(original, copy, pairings: pairings, rows: (0, 1), cache: &cache, best: &best) == nil)
+        let start = try #require(best)
+        #expect(start.pairing.slotB == 0 && FeatureWindow.crops[start.pairing.slotA - 1].width == 0.8, "\(start.pairing)")
+        #expect(start.difference > start.limit * 1.5 && start.difference <= start.limit * PairJudge.registrationReach, "\(start.difference)")
+        #expect(judge.relation(original, copy, pairings: pairings, rows: (0, 1), cache: &cache) == .near)
+        // The seed of the copy's own width (408 of 480 pixels) is what registers it: the same
+        // copy, its size given as the original's width in its shape, does not.
+        var unsized = copy
+        unsized.width = original.width
+        unsized.height = original.width * copy.height / copy.width
+        #expect(!judge.registered(original, unsized, from: start.pairing, within: min(judge.windowConfirmation, start.difference * PairJudge.registrationGain),
+                                  rows: (0, 1), cache: &cache))
+    }
+
     @Test("crops of 80% with the aspect locked, at offsets between the 10% steps, group with their original; the large-library plan misses one")
     func cropsBetweenTheSteps() throws {
         let scene = Scene(seed: 7)
@@ -141,9 +166,13 @@ struct RegisteredCropsTests {
             #expect(reach.contains(where: PairJudge.throughStraightened), "copy \(id): no straightened frame within reach")
             var cache = LayoutCellCache(capacity: 0)
             #expect(PairJudge().relation(original, copy, pairings: reach, rows: (0, 1), cache: &cache) == .near, "copy \(id)")
-            // Without the straightened frames, the fixed windows do not make it near.
+            // Without the straightened frames, the fixed windows do not make the 7° copy near: a
+            // registration from a crop window turns 6° at the most. (The -5° copy, within that,
+            // registers from a crop window too since rules 28.)
             let aligned = reach.filter { !PairJudge.throughStraightened($0) }
-            #expect(PairJudge().relation(original, copy, pairings: aligned, rows: (0, 1), cache: &cache) != .near, "copy \(id)")
+            if abs(degrees) * Double.pi / 180 > PairJudge.registrationAngle {
+                #expect(PairJudge().relation(original, copy, pairings: aligned, rows: (0, 1), cache: &cache) != .near, "copy \(id)")
+            }
         }
     }
 

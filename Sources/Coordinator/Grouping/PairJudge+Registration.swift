@@ -24,10 +24,14 @@ extension PairJudge {
 
     /// Registration is tried on pairs whose best pairing came within this many times its limit.
     /// The hard set's crops and straightened crops that no pairing search made confirms come
-    /// within 1.13 to 1.43 of it (one more at 1.88). Each pair in reach costs a registration's
-    /// seeds, and pairs further off are mostly different photos: at 2, registration took 5.4 s
-    /// of a million rows' judging (bench/RESULTS.md, "Registered crops").
-    static let registrationReach: Float = 1.5
+    /// within 1.13 to 1.43 of it (one more at 1.88); crops of two sides of a busy scene
+    /// (`RegisteredCropsTests`, 85% × 90%) within 1.5 to 2.5, and register up to 1.9 from a
+    /// seed of their own width (`cropSeeds`). Each pair in reach costs a registration's seeds,
+    /// and pairs further off are mostly different photos: when first tried, 2 took 5.4 s of a
+    /// million rows' judging; with the gates on the descent and no registration from whole
+    /// frames, a million rows' judging took 28.3–29.5 s at 2 with that seed against 27.3–27.7 s
+    /// before (docs/FEATURES.md, "Registered crops").
+    static let registrationReach: Float = 2.0
     /// The registered part must differ from the copy by at most this share of the best
     /// pairing's difference: a window that fits removes most of a geometric misfit, while
     /// another shot keeps what changed in it. On the hard set, 37 of the 41 pairs of one photo's
@@ -167,7 +171,7 @@ extension PairJudge {
         let seeds: [TurnedWindow], largestTurn: Double
         switch start {
         case .crop(let window):
-            seeds = cropSeeds(window, imageAspect: imageAspect, shape: shape)
+            seeds = cropSeeds(window, imageAspect: imageAspect, shape: shape, keptWidth: Double(copy.width) / Double(original.width))
             largestTurn = registrationAngle
         case .straightened(let index):
             seeds = straightenedSeeds(index, imageAspect: imageAspect, shape: shape)
@@ -229,25 +233,35 @@ extension PairJudge {
     /// the edges of the frame the window keeps (a crop keeps the sides it does not cut: 15% off
     /// the left and 10% off the bottom leaves the top and right where they were), and that box
     /// centred and turned by 2° and 4° either way (a straightened photo is cropped about its
-    /// centre). One seed each way, not one in every corner: at a million rows, corner seeds
-    /// made registration cost 5.2 s of judging instead of about 2.
-    static func cropSeeds(_ start: FeatureWindow, imageAspect: Double, shape: Double) -> [TurnedWindow] {
+    /// centre), and the box of the copy's width (`keptWidth`, a share of the original's) against
+    /// the same edges as the first. One seed each way, not one in every corner: at a million
+    /// rows, corner seeds made registration cost 5.2 s of judging instead of about 2.
+    static func cropSeeds(_ start: FeatureWindow, imageAspect: Double, shape: Double, keptWidth: Double) -> [TurnedWindow] {
         let width = min(start.width, start.height * shape / imageAspect)
-        let height = width * imageAspect / shape
         func anchor(_ origin: Double, _ size: Double) -> Double {
             // 0: against the frame's first edge, 1: its last, 0.5: centred.
             let first = origin <= 0.001, last = origin + size >= 0.999
             return first == last ? 0.5 : (first ? 0 : 1)
         }
-        func box(_ fx: Double, _ fy: Double, degrees: Double = 0) -> TurnedWindow {
-            // fx, fy: where the box sits in the start window, 0 (left, top) to 1 (right, bottom).
+        func box(_ fx: Double, _ fy: Double, degrees: Double = 0, width: Double = width) -> TurnedWindow {
+            // fx, fy: where the box sits against the start window, 0 (left, top) to 1 (right,
+            // bottom): inside it, or past it on the side away from the edges it keeps.
+            let height = width * imageAspect / shape
             let box = TurnedWindow(centreX: start.x + width / 2 + fx * (start.width - width),
                                    centreY: start.y + height / 2 + fy * (start.height - height), width: width,
                                    angle: degrees * Double.pi / 180, imageAspect: imageAspect, shape: shape)
             return shrunkInside(box)
         }
-        return [box(anchor(start.x, start.width), anchor(start.y, start.height))]
-            + [-2.0, 2, -4, 4].map { box(0.5, 0.5, degrees: $0) }
+        let (fx, fy) = (anchor(start.x, start.width), anchor(start.y, start.height))
+        var seeds = [box(fx, fy)] + [-2.0, 2, -4, 4].map { box(0.5, 0.5, degrees: $0) }
+        // A crop that kept its pixels: the box of the copy's own width in the original's pixels,
+        // against the same edges. An 85% × 90% crop paired through an 80% window starts 5–10%
+        // short of it, more than the descent's first moves close before its gates give up
+        // (docs/FEATURES.md, "Registered crops").
+        if keptWidth >= registrationSmallest, keptWidth < 1, abs(keptWidth - width) > registrationSteps[0].move {
+            seeds.append(box(fx, fy, width: keptWidth))
+        }
+        return seeds
     }
 
     /// Seeds from a straightened frame (`FeatureWindow.straightened`): that window in the copy's

@@ -254,7 +254,11 @@ extension BenchmarkMisses {
                 let other = library.photo(row), pairings = CandidatePlan().pairingsWithinReach(library.photo(photo), other)
                 var cache = LayoutCellCache(capacity: 0)
                 let verdict = PairJudge().relation(library.photo(photo), other, pairings: pairings, rows: (0, 1), cache: &cache)
-                print("  \(row): pairings \(pairings.map { "\($0.slotA)-\($0.slotB)" }), \(verdict.map { "\($0)" } ?? "none")")
+                // Each pairing alone too: which of them confirms, and which, judged with the rest, overrules it.
+                let alone = pairings.map { pairing in
+                    "\(pairing.slotA)-\(pairing.slotB) \(PairJudge().relation(library.photo(photo), other, pairing).map { "\($0)" } ?? "none")"
+                }
+                print("  \(row): pairings \(pairings.map { "\($0.slotA)-\($0.slotB)" }), \(verdict.map { "\($0)" } ?? "none"); alone: \(alone.joined(separator: ", "))")
             }
         }
     }
