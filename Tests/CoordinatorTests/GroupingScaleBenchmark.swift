@@ -94,6 +94,11 @@ struct GroupingScaleBenchmark {
             if largest < roots.count { mixed += 1; strays += roots.count - largest }
         }
         print("grouping \(count) photos: duplicate groups joining rows of different photos: \(mixed), rows outside their group's photo: \(strays)")
+        // Burst shots are other shots of their moment: in a duplicate group with their first
+        // shot, they were taken for copies (the families above do not count that as mixing).
+        let bursts = (0..<count).filter { library.burstOf[$0] >= 0 }
+        let burstsAsCopies = bursts.filter { row in groupOf[Int64(row)].map { $0 == groupOf[Int64(library.burstOf[row])] } ?? false }.count
+        print("grouping \(count) photos: burst shots in a duplicate group with their first shot: \(burstsAsCopies)/\(bursts.count)")
         print("grouping \(count) photos, seconds per step: " + stepTimes.map { "\($0.step.name) \(String(format: "%.2f", $0.seconds))" }.joined(separator: ", "))
         // Per edit: planted copies grouped with their photo, and how many went to a similar group.
         var similarOf: Set<Int64> = []
