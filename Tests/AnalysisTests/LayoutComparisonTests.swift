@@ -67,6 +67,31 @@ struct LayoutComparisonTests {
         }
     }
 
+    @Test("cells ranked in one pass (a cache's refill) carry the ranks, keys and largest tie that counting them from the ranks gives")
+    func refilledCellsAgreeWithCountedTies() {
+        var generator = SystemRandomNumberGenerator()
+        let cells = LayoutThumbnail.comparisonSide * LayoutThumbnail.comparisonSide
+        var refilled = LayoutThumbnail.RankedCells([])
+        for trial in 0..<600 {
+            // Windows of a few levels (several ties of one size, which one is largest decides
+            // the flat area), values within a tie's width of each other, and plain gray levels.
+            let levels: [Float] = (0..<(trial % 4 + 2)).map { _ in Float(Int.random(in: 0...255, using: &generator)) }
+            let window: [Float] = (0..<cells).map { _ in
+                switch trial % 3 {
+                case 0: levels.randomElement(using: &generator)!
+                case 1: levels.randomElement(using: &generator)! + Float.random(in: 0..<0.3, using: &generator)
+                default: Float.random(in: 0...255, using: &generator)
+                }
+            }
+            let counted = LayoutThumbnail.RankedCells(Self.referenceRanks(window))
+            refilled.refill(averages: cells) { out in for index in 0..<cells { out[index] = window[index] } }
+            #expect(refilled.ranks == counted.ranks && refilled.keys == counted.keys)
+            #expect(refilled.tieKey == counted.tieKey && refilled.tieCount == counted.tieCount)
+            let other = LayoutThumbnail.RankedCells(LayoutThumbnail.ranks(window.reversed()))
+            #expect(LayoutThumbnail.evidenceDifference(refilled, other) == LayoutThumbnail.evidenceDifference(counted, other))
+        }
+    }
+
     /// A 12×12 window: `background` everywhere, `shape` on the cells of `box` (rows, columns).
     static func flatWindow(background: Float, shape: Float, rows: Range<Int>, columns: Range<Int>) -> [Float] {
         let side = LayoutThumbnail.comparisonSide

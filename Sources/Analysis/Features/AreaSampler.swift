@@ -89,27 +89,29 @@ public struct AreaSampler: Sendable {
                 for column in 0...columns { (xStarts[column], xFractions[column]) = tablePosition(xs[column], size: width) }
                 for row in 0...rows { (yStarts[row], yFractions[row]) = tablePosition(ys[row], size: height) }
                 // The integral at every grid corner once, then each cell by differences.
+                // (Wrapping index arithmetic: the positions are clamped into the table, and
+                // the overflow checks were a fifth of this loop's instructions.)
                 let stride = width + 1
                 for row in 0...rows {
-                    let above = yStarts[row] * stride, fy = yFractions[row]
+                    let above = yStarts[row] &* stride, fy = yFractions[row]
                     for column in 0...columns {
-                        let x0 = xStarts[column], fx = xFractions[column]
-                        let a = table[above + x0], b = table[above + x0 + 1]
-                        let c = table[above + stride + x0], d = table[above + stride + x0 + 1]
+                        let here = above &+ xStarts[column], fx = xFractions[column]
+                        let a = table[here], b = table[here &+ 1]
+                        let c = table[here &+ stride], d = table[here &+ stride &+ 1]
                         // Bilinear as three linear steps: half the multiplications of the
                         // four weighted corners (the registration resamples ~70 windows a pair).
                         let top = a + (b - a) * fx, bottom = c + (d - c) * fx
-                        corners[row * (columns + 1) + column] = top + (bottom - top) * fy
+                        corners[row &* (columns &+ 1) &+ column] = top + (bottom - top) * fy
                     }
                 }
             }
             for row in 0..<rows {
                 let height = ys[row + 1] - ys[row]
                 for column in 0..<columns {
-                    let top = row * (columns + 1) + column, bottom = top + columns + 1
-                    let sum = corners[bottom + 1] - corners[bottom] - corners[top + 1] + corners[top]
-                    let area = (xs[column + 1] - xs[column]) * height
-                    out[row * columns + column] = Float(area > 0 ? sum / area : 0)
+                    let top = row &* (columns &+ 1) &+ column, bottom = top &+ columns &+ 1
+                    let sum = corners[bottom &+ 1] - corners[bottom] - corners[top &+ 1] + corners[top]
+                    let area = (xs[column &+ 1] - xs[column]) * height
+                    out[row &* columns &+ column] = Float(area > 0 ? sum / area : 0)
                 }
             }
         }

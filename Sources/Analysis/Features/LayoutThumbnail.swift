@@ -89,25 +89,50 @@ public enum LayoutThumbnail {
 
     /// `ranks` of `values`, written to `out` (every one of its first `values.count`).
     static func rank(_ values: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>) {
+        _ = rank(values, into: out, keys: nil)
+    }
+
+    /// The same, each rank's tie key (`RankedCells.key`) written to `keys` as well when given,
+    /// and the largest tie's key and size, as `RankedCells` counts them: worked out from the
+    /// sorted runs rather than from the ranks again (perf: counting the ranks' keys again was
+    /// 2–4% of a million photos' grouping).
+    static func rank(_ values: UnsafeBufferPointer<Float>, into out: UnsafeMutableBufferPointer<Float>,
+                     keys tieKeys: UnsafeMutableBufferPointer<UInt16>?) -> (tieKey: Int, tieCount: Int) {
         // Sorted as packed integers (the value's bits above its index): gray levels are never
         // negative, so their bit patterns sort as the values do, and the index keeps equal values
         // in input order, as a stable sort would. A bucket sort (`SortKeys.sortLevels`): judging
         // a million photos' candidates ranks about 7 million windows (perf: this sort was a
         // quarter of grouping's judging time as a generic sort by closure).
-        precondition(out.count >= values.count)
+        precondition(out.count >= values.count && (tieKeys?.count ?? values.count) >= values.count)
         let count = values.count
-        withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * count) { scratch in
+        guard count > 0 else { return (0, 0) }
+        return withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 2 * count) { scratch in
             let keys = UnsafeMutableBufferPointer(rebasing: scratch[..<count])
             SortKeys.sortLevels(count: count, { values[$0] }, keys: keys, spare: UnsafeMutableBufferPointer(rebasing: scratch[count...]))
             @inline(__always) func value(_ position: Int) -> Float { values[SortKeys.index(of: keys[position])] }
-            var start = 0
+            // `RankedCells.countTies` goes through the cells in index order and keeps the first
+            // key to reach each new largest count: of the longest runs, the one whose last cell
+            // (in index order) comes first.
+            var start = 0, tieKey = 0, tieCount = 0, tieLastIndex = Int.max
             while start < count {
                 var end = start + 1
                 while end < count && value(end) - value(start) < tieWidth { end += 1 }
                 let rank = Float(start + end - 1) / 2 / Float(count)
-                for position in start..<end { out[SortKeys.index(of: keys[position])] = rank }
+                // The rank times 2n is start + end - 1 (`RankedCells.key`).
+                let key = start + end - 1
+                var lastIndex = 0
+                for position in start..<end {
+                    let index = SortKeys.index(of: keys[position])
+                    out[index] = rank
+                    tieKeys?[index] = UInt16(truncatingIfNeeded: key)
+                    lastIndex = max(lastIndex, index)
+                }
+                if end - start > tieCount || (end - start == tieCount && lastIndex < tieLastIndex) {
+                    (tieKey, tieCount, tieLastIndex) = (key, end - start, lastIndex)
+                }
                 start = end
             }
+            return (tieKey, tieCount)
         }
     }
 
@@ -131,21 +156,27 @@ public enum LayoutThumbnail {
             countTies()
         }
 
-        /// These cells made again in place from `fill`, which writes `count` ranks: a cache
-        /// reuses its entries' storage rather than allocating two arrays a window (the judge
-        /// ranks about 5 million windows at a million photos). Storage another copy still
-        /// holds is copied first, as any array's.
-        public mutating func refill(count: Int, _ fill: (UnsafeMutableBufferPointer<Float>) -> Void) {
+        /// These cells made again in place from `fill`, which writes `count` cell values (area
+        /// averages, not yet ranked): a cache reuses its entries' storage rather than allocating
+        /// two arrays a window (the judge ranks about 5 million windows at a million photos),
+        /// and the ranks, their keys and the largest tie come from one pass over the sorted
+        /// values (`LayoutThumbnail.rank(_:into:keys:)`). Storage another copy still holds is
+        /// copied first, as any array's.
+        public mutating func refill(averages count: Int, _ fill: (UnsafeMutableBufferPointer<Float>) -> Void) {
             precondition(2 * count <= Int(UInt16.max), "too many cells for 16-bit rank keys")
             if ranks.count != count {
                 ranks = [Float](repeating: 0, count: count)
                 keys = [UInt16](repeating: 0, count: count)
             }
-            ranks.withUnsafeMutableBufferPointer { fill($0) }
-            countTies()
+            let tie = withUnsafeTemporaryAllocation(of: Float.self, capacity: count) { averages in
+                fill(averages)
+                return ranks.withUnsafeMutableBufferPointer { ranks in
+                    keys.withUnsafeMutableBufferPointer { LayoutThumbnail.rank(UnsafeBufferPointer(averages), into: ranks, keys: $0) }
+                }
+            }
+            (tieKey, tieCount) = tie
         }
 
-        /// The keys of `ranks` and their largest tie.
         private mutating func countTies() {
             let n = ranks.count
             guard n > 0 else { (tieKey, tieCount) = (0, 0); return }

@@ -71,7 +71,8 @@ struct LayoutCellCache {
         let mirrored = slot == Int(Candidate.mirrorSlot), window = PairJudge.window(photo, slot)
         let range = tables.range(row: row, mirrored: mirrored) { mirrored ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail }
         tables.withTable(range) { table in
-            entry.refill(count: LayoutThumbnail.comparisonCells) { LayoutThumbnail.cells(ofTable: table, in: window, into: $0) }
+            let cells = LayoutThumbnail.comparisonSide
+            entry.refill(averages: cells * cells) { AreaSampler.cells(ofTable: table, width: side, height: side, window, columns: cells, rows: cells, into: $0) }
         }
         keys[index] = key
         values[index] = entry
