@@ -177,6 +177,9 @@ public enum LayoutThumbnail {
             (tieKey, tieCount) = tie
         }
 
+        /// The keys of `ranks` and their largest tie, for ranks made elsewhere (`init`): the
+        /// same rule `rank(_:into:keys:)` keeps from the sorted runs when cells are refilled
+        /// (`LayoutComparisonTests.refilledCellsAgreeWithCountedTies` holds the two equal).
         private mutating func countTies() {
             let n = ranks.count
             guard n > 0 else { (tieKey, tieCount) = (0, 0); return }
