@@ -47,14 +47,24 @@ struct RegisteredCropsTests {
     static func render(_ scene: Scene, width: Int = width, height: Int = height,
                        map: (Double, Double) -> (Double, Double) = { ($0, $1) },
                        tone: (Double, Double, Double) -> Double = { value, _, _ in value }) -> RGBImage {
+        render(width: width, height: height, map: map) { x, y in
+            let c = scene.colour(x, y)
+            return (tone(c.0, x, y), tone(c.1, x, y), tone(c.2, x, y))
+        }
+    }
+
+    /// An image of `width` × `height` whose pixel (i, j) is the mean of `colour` at 2×2 samples,
+    /// each at `map(u, v)` (u, v in fractions of the image).
+    static func render(width: Int, height: Int, map: (Double, Double) -> (Double, Double),
+                       colour: (Double, Double) -> (Double, Double, Double)) -> RGBImage {
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         for j in 0..<height {
             for i in 0..<width {
                 var sum = (0.0, 0.0, 0.0)
                 for (du, dv) in [(0.25, 0.25), (0.75, 0.25), (0.25, 0.75), (0.75, 0.75)] {
                     let (x, y) = map((Double(i) + du) / Double(width), (Double(j) + dv) / Double(height))
-                    let c = scene.colour(x, y)
-                    sum = (sum.0 + tone(c.0, x, y), sum.1 + tone(c.1, x, y), sum.2 + tone(c.2, x, y))
+                    let c = colour(x, y)
+                    sum = (sum.0 + c.0, sum.1 + c.1, sum.2 + c.2)
                 }
                 let index = (j * width + i) * 3
                 pixels[index] = UInt8(max(0, min(255, sum.0 / 4)))

@@ -61,6 +61,17 @@ extension PairJudge {
     /// registration turned 17 of the hard set's 504 pairs of a burst frame and a file of its
     /// scene from similar to near, and 4 of 2,713 similar pairs of the benchmark's 100,000 rows.)
     ///
+    /// One exception (rules 29): a pair called similar that registers from a straightened frame
+    /// search paired, within half the best pairing's difference, is near. A copy turned a few
+    /// degrees and cropped keeps its layout close enough for the whole frames (or a crop window)
+    /// to confirm it, and the turned lines read there as a change of the scene; the straightened
+    /// frame lines them up without one, while another shot keeps its change where it is
+    /// registered. On the hard set's files (every pair of files of one scene), handed every
+    /// pairing within reach and the whole frames too, 28 of 1,386 pairs of one photo went from
+    /// similar to near (8 on the pairings within reach alone), all of them a straightened crop
+    /// and a file of its photo, and none of 757 pairs of different shots changed
+    /// (`StraightenedOverFramesTests`, bench/RESULTS.md).
+    ///
     /// Pairings through a straightened frame (pipeline 6, `FeatureWindow.straightenedWindows`)
     /// are not compared as windows are: when the others give no verdict, the pair is registered
     /// from the first of them each way (one photo's straightened frame in the other's, and the
@@ -70,6 +81,11 @@ extension PairJudge {
                   cache: inout LayoutCellCache) -> PairRelation? {
         var best: BestPairing?
         let direct = directRelation(a, b, pairings: pairings, rows: rows, cache: &cache, best: &best)
+        if direct == .similar, let best,  // rules 29: a straightened crop the fixed pairings call another shot
+           straightenedRegistration(a, b, pairings: pairings, within: min(windowConfirmation, best.difference * Self.registrationGain),
+                                    rows: rows, cache: &cache) {
+            return .near
+        }
         guard direct == nil else { return direct }
         // Within the window limit, and within half the difference of the fixed pairing that came
         // closest when one was compared.
@@ -80,12 +96,20 @@ extension PairJudge {
             if best.difference <= best.limit * Self.registrationReach,
                registered(a, b, from: best.pairing, within: within, rows: rows, cache: &cache) { return .near }
         }
+        return straightenedRegistration(a, b, pairings: pairings, within: within, rows: rows, cache: &cache) ? .near : nil
+    }
+
+    /// Whether the pair registers from the first pairing through a straightened frame each way
+    /// (one photo's straightened frame in the other's, and the other's in the first: search may
+    /// pair either way, and only one is the copy) within `within`: at most two registrations.
+    func straightenedRegistration(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], within: Float,
+                                  rows: (Int32, Int32), cache: inout LayoutCellCache) -> Bool {
         let straightened = [pairings.first { $0.slotB == 0 && Self.throughStraightened($0) },
                             pairings.first { $0.slotA == 0 && Self.throughStraightened($0) }]
         for case let start? in straightened where registered(a, b, from: start, within: within, rows: rows, cache: &cache) {
-            return .near
+            return true
         }
-        return nil
+        return false
     }
 
     /// Whether the pairing compares a straightened frame (`FeatureWindow.straightenedWindows`)

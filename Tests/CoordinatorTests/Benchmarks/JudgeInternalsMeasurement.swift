@@ -31,9 +31,16 @@ struct JudgeInternalsMeasurement {
             guard let a = rows[line[1]], let b = rows[line[2]] else { continue }
             var none = LayoutCellCache(capacity: 0)
             // CULL_BENCH_JUDGE_REACH=1: only the pairings whose hashes are within the default
-            // plan's radii (what candidate search can return; it may return fewer).
-            let pairings = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE_REACH"] == "1"
-                ? AnalysedRows.pairingsWithinReach(a, b) : AnalysedRows.pairings(a, b)
+            // plan's radii (what candidate search can return; it may return fewer); =frames:
+            // those and the whole frames, as search returns them when the frames' hashes come
+            // within reach too (pHash shrugs off a few degrees' turn more often than the layout).
+            let reach = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE_REACH"]
+            let frames = Grouper.Pairing(slotA: 0, slotB: 0)
+            let pairings = switch reach {
+            case "1": AnalysedRows.pairingsWithinReach(a, b)
+            case "frames": [frames] + AnalysedRows.pairingsWithinReach(a, b).filter { $0 != frames }
+            default: AnalysedRows.pairings(a, b)
+            }
             let relation = judge.relation(a, b, pairings: pairings, rows: (0, 1), cache: &none)
             // Grayscale photos have no chroma layout: no plain colour, hue or colour order.
             func hasChroma(_ photo: GroupingPhoto) -> Bool { ChromaLayout.isLayout(photo.chroma) }
