@@ -9,6 +9,9 @@
 #       the first N wrongly grouped (keeper, member) pairs of `cull run --format csv` against
 #       CORPUS_DIR/truth.csv (similar groups left out)
 # Prints the output file's name and the count of each relation.
+# The pairings judged: every one search can make (default); CULL_BENCH_JUDGE_REACH=1 those
+# within the default plan's radii; =frames those and the whole frames (as search returns them
+# when the frames' hashes come within reach too).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 db=$1
