@@ -94,4 +94,24 @@ struct StraightenedOverFramesTests {
         var otherCache = LayoutCellCache(capacity: 0)
         #expect(PairJudge().relation(original, other, pairings: Self.pairings(original, other), rows: (0, 1), cache: &otherCache) != .near)
     }
+
+    /// A near pair is judged again on every pairing within reach when search left one out
+    /// (`Grouper.reachCheck`): there too the whole frames call the straightened deck similar, and
+    /// the straightened frame makes it near. The whole-frame radius is the widest a user can set
+    /// (`--threshold 64`), so that the frames are within reach, as search returned them to the
+    /// judge above.
+    @Test("a deck straightened by 3° stays near when judged again on every pairing within reach", arguments: decks)
+    func reachCheckKeepsStraightenedCopies(seed: UInt64) throws {
+        let deck = Deck(seed: seed)
+        let original = try GroupingPhoto.analysed(1, "/p/deck.jpg", Self.render(deck))
+        let copy = try GroupingPhoto.analysed(2, "/p/straightened.jpg", Self.straightened(deck, degrees: 3))
+        var grouper = Grouper()
+        grouper.threshold = 64
+        let frames = Grouper.Pairing(slotA: 0, slotB: 0), reach = grouper.planWithThreshold.pairingsWithinReach(original, copy)
+        #expect(reach.contains(frames) && reach.contains(where: PairJudge.throughStraightened))
+        // Judged near on the pairings search returned: every one in reach but the frames.
+        let checked = try grouper.reachCheck([(key: 1, pairings: reach.filter { $0 != frames })], [original, copy], [0, 1],
+                                             layouts: nil, features: nil, shouldStop: { false })
+        #expect(checked.near == [1], "\(checked)")
+    }
 }

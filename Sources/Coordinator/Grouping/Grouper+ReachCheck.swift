@@ -83,7 +83,14 @@ extension Grouper {
                 var best: PairJudge.BestPairing?
                 switch judge.directRelation(a, b, pairings: reach, rows: rows, cache: &found.cache, best: &best) {
                 case .near?, nil: found.near.append(key)
-                case .similar?: found.similar.append(key)
+                case .similar?:
+                    // A straightened copy is near though its fixed pairings show the turn as a
+                    // change (rules 29), here as in `PairJudge.relation`.
+                    if let best, judge.straightenedCopy(a, b, pairings: reach, best: best, rows: rows, cache: &found.cache) {
+                        found.near.append(key)
+                    } else {
+                        found.similar.append(key)
+                    }
                 case .distinct?: found.apart.append(key)
                 case .otherShot?:
                     found.similar.append(key)

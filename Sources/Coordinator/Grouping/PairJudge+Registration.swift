@@ -81,11 +81,7 @@ extension PairJudge {
                   cache: inout LayoutCellCache) -> PairRelation? {
         var best: BestPairing?
         let direct = directRelation(a, b, pairings: pairings, rows: rows, cache: &cache, best: &best)
-        if direct == .similar, let best,  // rules 29: a straightened crop the fixed pairings call another shot
-           straightenedRegistration(a, b, pairings: pairings, within: min(windowConfirmation, best.difference * Self.registrationGain),
-                                    rows: rows, cache: &cache) {
-            return .near
-        }
+        if direct == .similar, let best, straightenedCopy(a, b, pairings: pairings, best: best, rows: rows, cache: &cache) { return .near }
         guard direct == nil else { return direct }
         // Within the window limit, and within half the difference of the fixed pairing that came
         // closest when one was compared.
@@ -99,14 +95,25 @@ extension PairJudge {
         return straightenedRegistration(a, b, pairings: pairings, within: within, rows: rows, cache: &cache) ? .near : nil
     }
 
-    /// Whether the pair registers from the first pairing through a straightened frame each way
-    /// (one photo's straightened frame in the other's, and the other's in the first: search may
-    /// pair either way, and only one is the copy) within `within`: at most two registrations.
+    /// Whether a pair the fixed pairings call similar is a straightened copy (rules 29): it
+    /// registers from a straightened frame search paired, within the window limit and half the
+    /// best pairing's difference. Asked by `relation` and by `Grouper.reachCheck`, which judges
+    /// near pairs again on every pairing within reach.
+    func straightenedCopy(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], best: BestPairing,
+                          rows: (Int32, Int32), cache: inout LayoutCellCache) -> Bool {
+        straightenedRegistration(a, b, pairings: pairings, within: min(windowConfirmation, best.difference * Self.registrationGain),
+                                 rows: rows, cache: &cache)
+    }
+
+    /// Whether the pair registers within `within` from a pairing through a straightened frame:
+    /// one photo's straightened frame in the other's, or the other's in the first (search may
+    /// pair either way, and only one is the copy), each such pairing in turn until one registers
+    /// (rules 30; only the first each way before, so a copy turned 4° with several straightened
+    /// frames within reach got a verdict that changed with which of them the probes returned).
     func straightenedRegistration(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], within: Float,
                                   rows: (Int32, Int32), cache: inout LayoutCellCache) -> Bool {
-        let straightened = [pairings.first { $0.slotB == 0 && Self.throughStraightened($0) },
-                            pairings.first { $0.slotA == 0 && Self.throughStraightened($0) }]
-        for case let start? in straightened where registered(a, b, from: start, within: within, rows: rows, cache: &cache) {
+        let straightened = pairings.filter { ($0.slotA == 0 || $0.slotB == 0) && Self.throughStraightened($0) }
+        for start in straightened where registered(a, b, from: start, within: within, rows: rows, cache: &cache) {
             return true
         }
         return false
