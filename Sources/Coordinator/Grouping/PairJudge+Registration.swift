@@ -74,9 +74,7 @@ extension PairJudge {
     ///
     /// Pairings through a straightened frame (pipeline 6, `FeatureWindow.straightenedWindows`)
     /// are not compared as windows are: when the others give no verdict, the pair is registered
-    /// from the first of them each way (one photo's straightened frame in the other's, and the
-    /// other's in the first: search may pair either way, and only one is the copy), at most two
-    /// registrations (rules 21).
+    /// from them (rules 21, `straightenedRegistration`).
     func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
                   cache: inout LayoutCellCache) -> PairRelation? {
         var best: BestPairing?
