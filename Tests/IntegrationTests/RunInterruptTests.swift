@@ -12,7 +12,11 @@ struct RunInterruptTests {
     func prepare() async throws -> (scratch: Scratch, library: String, environment: [String: String]) {
         let scratch = try Scratch()
         let library = scratch.path + "/library"
-        _ = try await writeLibrary(to: library, scenes: 4, width: 160, height: 120, edits: [.recompressed], extras: false)
+        // 24 photos at 2 s a read keep two workers busy for 20 s or more: a poll of the workers
+        // that the loaded CI host leaves waiting for several seconds still finds them running
+        // (with 4 photos the run was over in 6 s, before one such poll came; a test that
+        // passes signals as soon as it sees them, so the count costs it nothing).
+        _ = try await writeLibrary(to: library, scenes: 24, width: 160, height: 120, edits: [.recompressed], extras: false)
         let tmp = scratch.path + "/tmp"
         try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
         return (scratch, library, ["TMPDIR": tmp, "CULL_WORKER_FAULTS": "read-delay-ms=2000", "CULL_POOL_WATCHDOG_MS": "1000"])
