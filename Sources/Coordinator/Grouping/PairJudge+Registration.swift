@@ -110,11 +110,10 @@ extension PairJudge {
     /// frames within reach got a verdict that changed with which of them the probes returned).
     func straightenedRegistration(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], within: Float,
                                   rows: (Int32, Int32), cache: inout LayoutCellCache) -> Bool {
-        let straightened = pairings.filter { ($0.slotA == 0 || $0.slotB == 0) && Self.throughStraightened($0) }
-        for start in straightened where registered(a, b, from: start, within: within, rows: rows, cache: &cache) {
-            return true
+        pairings.contains { start in
+            (start.slotA == 0 || start.slotB == 0) && Self.throughStraightened(start)
+                && registered(a, b, from: start, within: within, rows: rows, cache: &cache)
         }
-        return false
     }
 
     /// Whether the pairing compares a straightened frame (`FeatureWindow.straightenedWindows`)
