@@ -166,8 +166,8 @@ struct BatchedSearch {
         found.removeSubrange(kept...)
     }
 
-    /// The pairings of `rows` through the plan's `interleavedCropWindows` that only the frames
-    /// cut into other pieces find (`CandidateSearch+Interleaved`), in batches of as many rows as
+    /// The pairings of `rows` through the plan's `interleavedCropWindows` that only this cut of
+    /// the frames finds (`CandidateSearch+Interleaved`), in batches of as many rows as
     /// an overlay pass (a few queries a row: as dense in the table as a frame batch's). A batch
     /// keeps at most the budget of one overlay window (`PairingBudget.overlayLimit`), its closest.
     func searchInterleaved(_ interleaved: CandidateSearch.InterleavedIndex, rows: [Int], into found: inout [Candidate]) {
@@ -192,7 +192,7 @@ struct BatchedSearch {
             var distances: [UInt8] = []
             interleaved.index.forEachNeighbour(ofBatch: queries, radii: radii, pieceRadius: pieceRadius, scratch: &scratch) { query, b, distance in
                 let asked = asked[query]
-                guard base.isInterleavedOnly(windows[query], frame: b, of: Int(asked.row), pieceRadius: pieceRadius) else { return }
+                guard base.isInterleavedOnly(windows[query], frame: b, of: Int(asked.row), in: interleaved, pieceRadius: pieceRadius) else { return }
                 found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0))
                 distances.append(UInt8(distance))
             }

@@ -70,10 +70,12 @@ extension CandidatePlan {
     }
 
     /// Whether window `k`'s hash `x` and a frame `y` (within the crop radius) meet in the
-    /// interleaved table (`interleavedCropWindows`).
+    /// interleaved table (`interleavedCropWindows`, in any of `interleavedCuts`).
     func interleavedProbe(_ k: Int, _ x: UInt64, _ y: UInt64, pieces: Int) -> Bool {
         guard let windowPieceRadius, interleavedCropWindows.contains(k) else { return false }
-        let bits = InterleavedBits.pieces(pieces)
-        return MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: pieces, within: windowPieceRadius)
+        return interleavedCuts.contains { cut in
+            let bits = InterleavedBits.cut(cut, pieces: pieces)
+            return MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: pieces, within: windowPieceRadius)
+        }
     }
 }

@@ -57,6 +57,12 @@ struct CandidatePlan: Sendable, Equatable {
     /// where a crop of two sides lands. Each must be one of `overlayWindows`, which the
     /// search's hashes always hold.
     var interleavedCropWindows: [Int] = []
+    /// The cuts of the frames the `interleavedCropWindows` are probed in, each a table and a
+    /// pass of its own: dealt, then crossed (`InterleavedBits`). The crossed cut (the
+    /// forty-eighth session) finds the crops of two sides that lie 8–10 bits off a corner
+    /// window and share a piece of neither earlier cut: a million realistic rows' families
+    /// (bench/RESULTS.md, "A third cut of the frames").
+    var interleavedCuts: [InterleavedBits.Cut] = InterleavedBits.Cut.allCases
 
     /// Every crop window workers hash: the 25 of 90% and the 25 of 80% (`FeatureWindow.crops`),
     /// the six bands of pipeline 4 (crops of one side, or to another aspect ratio) and

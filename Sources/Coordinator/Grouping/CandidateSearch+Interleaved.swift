@@ -1,6 +1,6 @@
 /// The corner windows looked up again in the frames cut into other pieces (`InterleavedBits`,
-/// `CandidatePlan.interleavedCropWindows`): a pass of its own after the frames' pass, its
-/// table built when the pass starts and let go when it ends, as an overlay window's.
+/// `CandidatePlan.interleavedCropWindows`): a pass of its own for each cut after the frames'
+/// pass, its table built when the pass starts and let go when it ends, as an overlay window's.
 ///
 /// A pass of its own rather than more queries in the frames' batches: those hold 4,096 rows, a
 /// few of whose queries would fall one to a page of the second table. In the frames' batches
@@ -11,13 +11,19 @@ extension CandidateSearch {
     struct InterleavedIndex: Sendable {
         let index: MultiIndexHash
         let bits: InterleavedBits
+        /// The cuts probed before this one (the frame index's aside), whose hits this one
+        /// leaves out.
+        let earlier: [InterleavedBits]
     }
 
-    /// The table of every row's frame, interleaved for the frame index's pieces, built on
-    /// `threads` threads (from a thread that may block).
-    func interleavedIndex(threads: Int) -> InterleavedIndex {
-        let pieces = frameIndex.pieceBits.count, bits = InterleavedBits.pieces(pieces)
-        return InterleavedIndex(index: MultiIndexHash(hashes.frames.map { bits($0) }, pieces: pieces, threads: threads), bits: bits)
+    /// The table of every row's frame in `cut` of the frame index's pieces (the plan's
+    /// `interleavedCuts` before it probed already), built on `threads` threads (from a thread
+    /// that may block).
+    func interleavedIndex(_ cut: InterleavedBits.Cut, threads: Int) -> InterleavedIndex {
+        let pieces = frameIndex.pieceBits.count, bits = InterleavedBits.cut(cut, pieces: pieces)
+        let cuts = hashes.plan.interleavedCuts
+        let earlier = cuts[..<(cuts.firstIndex(of: cut) ?? cuts.endIndex)].map { InterleavedBits.cut($0, pieces: pieces) }
+        return InterleavedIndex(index: MultiIndexHash(hashes.frames.map { bits($0) }, pieces: pieces, threads: threads), bits: bits, earlier: earlier)
     }
 
     /// One row's `interleavedCropWindows` against the table, query by query: for plans the
@@ -27,18 +33,20 @@ extension CandidateSearch {
         for k in plan.interleavedCropWindows where hashes.hasWindow(a, k) {
             let window = hashes.window(a, k)
             interleaved.index.forEachNeighbour(of: interleaved.bits(window), within: plan.cropRadius, pieceRadius: pieceRadius) { b, _ in
-                if isInterleavedOnly(window, frame: b, of: a, pieceRadius: pieceRadius) {
+                if isInterleavedOnly(window, frame: b, of: a, in: interleaved, pieceRadius: pieceRadius) {
                     found.append(Candidate(a: Int32(a), b: Int32(b), slotA: UInt8(k + 1), slotB: 0))
                 }
             }
         }
     }
 
-    /// Whether the second cut's hit `b` for a window of row `a` is one the frames' pass missed:
-    /// another row, and no piece of the first cut within `pieceRadius` (those the frames' pass
-    /// found).
+    /// Whether the hit `b` of `interleaved` for a window of row `a` is one no earlier pass
+    /// found: another row, and no piece of the frame index's cut, or of an earlier interleaved
+    /// cut, within `pieceRadius`.
     @inline(__always)
-    func isInterleavedOnly(_ window: UInt64, frame b: Int, of a: Int, pieceRadius: Int) -> Bool {
-        b != a && !MultiIndexHash.agreeOnAPiece(window, hashes.frames[b], pieces: frameIndex.pieceBits.count, within: pieceRadius)
+    func isInterleavedOnly(_ window: UInt64, frame b: Int, of a: Int, in interleaved: InterleavedIndex, pieceRadius: Int) -> Bool {
+        let pieces = frameIndex.pieceBits.count, frame = hashes.frames[b]
+        guard b != a, !MultiIndexHash.agreeOnAPiece(window, frame, pieces: pieces, within: pieceRadius) else { return false }
+        return !interleaved.earlier.contains { MultiIndexHash.agreeOnAPiece($0(window), $0(frame), pieces: pieces, within: pieceRadius) }
     }
 }

@@ -118,8 +118,8 @@ struct CandidateSearch: Sendable {
         let failure = Mutex<(any Error)?>(nil)
         let stop: @Sendable () -> Bool = { shouldStop() || failure.withLock { $0 != nil } }
         let searched = rows?.count ?? hashes.count
-        let interleaves = !plan.interleavedCropWindows.isEmpty && plan.windowPieceRadius != nil
-        let passes = PassProgress(rows: searched, passes: 1 + (interleaves ? 1 : 0) + plan.overlayWindows.count, report: progress)
+        let interleavedCuts = plan.interleavedCropWindows.isEmpty || plan.windowPieceRadius == nil ? [] : plan.interleavedCuts
+        let passes = PassProgress(rows: searched, passes: 1 + interleavedCuts.count + plan.overlayWindows.count, report: progress)
         let batched = BatchedSearch(self)
         let probed = plan.probedCropWindows  // made once, not once a row
         // Pass 1: frames, mirror images and crop windows against the frame index.
@@ -143,9 +143,9 @@ struct CandidateSearch: Sendable {
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        // Then the corner windows against the frames cut into other pieces.
-        if interleaves, let pieceRadius = plan.windowPieceRadius, !stop() {
-            let index = interleavedIndex(threads: threads)
+        // Then the corner windows against the frames cut into other pieces, cut by cut.
+        for cut in interleavedCuts where !stop() {
+            let index = interleavedIndex(cut, threads: threads), pieceRadius = plan.windowPieceRadius ?? 0
             parts += ParallelChunks.run(count: searched, threads: threads, chunk: overlayRowsPerBatch,
                                         shouldStop: stop, progress: passes.advance, initial: { [Candidate]() }) { chunk, found in
                 if let batched {
