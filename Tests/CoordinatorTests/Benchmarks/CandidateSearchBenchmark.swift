@@ -121,18 +121,23 @@ struct CandidateSearchBenchmark {
             }
         }
         // CULL_BENCH_PLANS=interleaved: the plan grouping uses at this size (`sized(for:)`) with
-        // and without the corner windows in the second cut, in turn, tables built each time.
+        // the corner windows in the second and third cuts, in the second only, and in neither,
+        // in turn, tables built each time.
         if choice == "interleaved" {
             let sized = CandidatePlan().sized(for: library.count)
-            var without = sized
+            var dealtOnly = sized, without = sized
+            dealtOnly.interleavedCuts = [.dealt]
             without.interleavedCropWindows = []
-            for plan in [sized, without, sized, without, sized, without] {
+            func name(_ plan: CandidatePlan) -> String {
+                plan.interleavedCropWindows.isEmpty ? "first cut only" : plan.interleavedCuts.count == 1 ? "corners in a second cut" : "corners in a second and third cut"
+            }
+            for plan in (0..<3).flatMap({ _ in [sized, dealtOnly, without] }) {
                 let hashes = library.compactHashes(plan: plan)
                 let ((candidates, build), seconds) = Self.timed {
                     let (search, build) = Self.timed { CandidateSearch(hashes, threads: Self.cores) }
                     return (search.candidates(threads: Self.cores), build)
                 }
-                Self.report(library.count, "CandidateSearch, plan for \(library.count) rows, \(plan.interleavedCropWindows.isEmpty ? "first cut only" : "corners in a second cut"), "
+                Self.report(library.count, "CandidateSearch, plan for \(library.count) rows, \(name(plan)), "
                             + "\(Self.cores) threads: tables \(Self.format(build)) s, tables and search", seconds, pairs: candidates.count)
             }
             Self.say("candidates n=\(library.count): peak RSS: \(Self.peakRSS()) MiB")
