@@ -118,8 +118,9 @@ struct CandidateSearch: Sendable {
         let failure = Mutex<(any Error)?>(nil)
         let stop: @Sendable () -> Bool = { shouldStop() || failure.withLock { $0 != nil } }
         let searched = rows?.count ?? hashes.count
-        let interleavedCuts = plan.interleavedCropWindows.isEmpty || plan.windowPieceRadius == nil ? [] : plan.interleavedCuts
-        let passes = PassProgress(rows: searched, passes: 1 + interleavedCuts.count + plan.overlayWindows.count, report: progress)
+        // The corner windows' other cuts, probed at the windows' piece radius (an exact plan has none).
+        let interleaving = plan.interleavedCropWindows.isEmpty ? nil : plan.windowPieceRadius.map { (pieceRadius: $0, cuts: plan.interleavedCuts) }
+        let passes = PassProgress(rows: searched, passes: 1 + (interleaving?.cuts.count ?? 0) + plan.overlayWindows.count, report: progress)
         let batched = BatchedSearch(self)
         let probed = plan.probedCropWindows  // made once, not once a row
         // Pass 1: frames, mirror images and crop windows against the frame index.
@@ -144,14 +145,16 @@ struct CandidateSearch: Sendable {
         }
         if let error = failure.withLock({ $0 }) { throw error }
         // Then the corner windows against the frames cut into other pieces, cut by cut.
-        for cut in interleavedCuts where !stop() {
-            let index = interleavedIndex(cut, threads: threads), pieceRadius = plan.windowPieceRadius ?? 0
-            parts += ParallelChunks.run(count: searched, threads: threads, chunk: overlayRowsPerBatch,
-                                        shouldStop: stop, progress: passes.advance, initial: { [Candidate]() }) { chunk, found in
-                if let batched {
-                    batched.searchInterleaved(index, rows: chunk.map { rows?[$0] ?? $0 }, into: &found)
-                } else {
-                    for place in chunk { self.searchInterleaved(index, row: rows?[place] ?? place, pieceRadius: pieceRadius, into: &found) }
+        if let (pieceRadius, cuts) = interleaving {
+            for cut in cuts where !stop() {
+                let index = interleavedIndex(cut, threads: threads)
+                parts += ParallelChunks.run(count: searched, threads: threads, chunk: overlayRowsPerBatch,
+                                            shouldStop: stop, progress: passes.advance, initial: { [Candidate]() }) { chunk, found in
+                    if let batched {
+                        batched.searchInterleaved(index, rows: chunk.map { rows?[$0] ?? $0 }, into: &found)
+                    } else {
+                        for place in chunk { self.searchInterleaved(index, row: rows?[place] ?? place, pieceRadius: pieceRadius, into: &found) }
+                    }
                 }
             }
         }
