@@ -120,4 +120,19 @@ struct ApartClusteringTests {
         // Without the conflicts, one group of all five.
         #expect(StarClustering.clusters(count: 5, pairs: pairs, order: [0, 1, 2, 3, 4]).map(Set.init) == [[0, 1, 2, 3, 4]])
     }
+
+    @Test("an original confirmed with a burst frame and with one copy apart from the frame keeps the closer of the two, whatever their order")
+    func bridgeKeepsTheCloser() {
+        // 0 the original; 1 a burst frame the judge passed as near, 6 bits from it; 2 a
+        // bordered copy, 0 bits from it through its content hash, apart from the frame. The
+        // centre order puts the frame first (no added borders); one against one, the copy stays.
+        let pairs = [(0, 1), (0, 2)], apart = [(1, 2)]
+        let distance: (Int, Int) -> Int = { a, b in Set([a, b]) == [0, 1] ? 6 : Set([a, b]) == [0, 2] ? 0 : 20 }
+        for order in [[0, 1, 2], [1, 0, 2], [2, 1, 0]] {
+            #expect(StarClustering.clusters(count: 3, pairs: pairs, order: order, apart: apart, distance: distance) == [[0, 2]], "order \(order)")
+        }
+        // The frame the closer: it stays, and the copy is left.
+        let frameCloser: (Int, Int) -> Int = { a, b in Set([a, b]) == [0, 1] ? 0 : Set([a, b]) == [0, 2] ? 6 : 20 }
+        #expect(StarClustering.clusters(count: 3, pairs: pairs, order: [0, 2, 1], apart: apart, distance: frameCloser) == [[0, 1]])
+    }
 }

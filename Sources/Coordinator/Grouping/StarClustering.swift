@@ -15,7 +15,7 @@
 /// 3. A centre left with no partner is no group, and stays free: a bridge (below) may take it.
 /// 4. Partners confirmed different from each other (`apart`, below; only a bridge that became
 ///    a centre has such partners) cannot all join: it takes first those apart from the fewest
-///    of its other partners (`inTakingOrder`).
+///    of its other partners, then the nearest by `distance` (`inTakingOrder`).
 ///
 /// With `isBetterAnchor` (the caller's order of photos by what a group is built around alone:
 /// `Grouper`'s no added borders, then most pixels; by default no photo is better), a group
@@ -83,7 +83,8 @@ enum StarClustering {
             groupOf[photo] = id
             func take(partnersOf hub: Int) {
                 let open = partners[hub].filter { groupOf[$0] < 0 && !bridge[$0] }
-                for partner in inTakingOrder(open, conflicts: conflicts, rank: rank) where groupOf[partner] < 0 && fits(partner, members) {
+                for partner in inTakingOrder(open, conflicts: conflicts, rank: rank, distance: { distance(hub, $0) })
+                where groupOf[partner] < 0 && fits(partner, members) {
                     groupOf[partner] = id
                     members.append(partner)
                 }
@@ -107,16 +108,20 @@ enum StarClustering {
     }
 
     /// The partners a centre takes, in the order it takes them: those confirmed different from
-    /// the fewest of the others first, then by `rank`. Of partners confirmed different from each
-    /// other (a bridge's) only one side can join, and the side in fewer conflicts keeps more of
-    /// them: a burst frame that passes for the photo but is apart from its three edited copies
-    /// stays out, not the three copies. Without conflicts, rank order.
-    private static func inTakingOrder(_ open: [Int], conflicts: [Int: Set<Int>], rank: [Int]) -> [Int] {
+    /// the fewest of the others first, then the closest to the centre by `distance`, then by
+    /// `rank`. Of partners confirmed different from each other (a bridge's) only one side can
+    /// join, and the side in fewer conflicts keeps more of them: a burst frame that passes for
+    /// the photo but is apart from its three edited copies stays out, not the three copies. One
+    /// against one, the closer stays: a mirror image or a bordered copy (0–1 bits from the
+    /// photo through its mirror or content hash) rather than a burst frame that passed for the
+    /// photo, which the centre order (no added borders first) would have put first. Without
+    /// conflicts, rank order.
+    private static func inTakingOrder(_ open: [Int], conflicts: [Int: Set<Int>], rank: [Int], distance: (Int) -> Int) -> [Int] {
         guard !conflicts.isEmpty, open.contains(where: { conflicts[$0] != nil }) else { return open.sorted { rank[$0] < rank[$1] } }
         let offered = Set(open)
         func conflictCount(_ photo: Int) -> Int { conflicts[photo].map { $0.intersection(offered).count } ?? 0 }
-        return open.map { (photo: $0, conflicts: conflictCount($0)) }
-            .sorted { ($0.conflicts, rank[$0.photo]) < ($1.conflicts, rank[$1.photo]) }
+        return open.map { (photo: $0, conflicts: conflictCount($0), distance: distance($0)) }
+            .sorted { ($0.conflicts, $0.distance, rank[$0.photo]) < ($1.conflicts, $1.distance, rank[$1.photo]) }
             .map(\.photo)
     }
 
