@@ -16,9 +16,9 @@ extension CandidateSearch {
         let earlier: [InterleavedBits]
     }
 
-    /// The table of every row's frame in `cut` of the frame index's pieces (the plan's
-    /// `interleavedCuts` before it probed already), built on `threads` threads (from a thread
-    /// that may block).
+    /// The table of every row's frame in `cut` of the frame index's pieces, built on `threads`
+    /// threads (from a thread that may block), with the cuts the plan's `interleavedCuts` list
+    /// before it: their hits are left out of this one's.
     func interleavedIndex(_ cut: InterleavedBits.Cut, threads: Int) -> InterleavedIndex {
         let pieces = frameIndex.pieceBits.count, bits = InterleavedBits.cut(cut, pieces: pieces)
         let cuts = hashes.plan.interleavedCuts
