@@ -7,7 +7,7 @@ struct InterleavedSearchTests {
     @Test("interleaving deals bit i to piece i mod m, and keeps every distance")
     func interleaving() {
         for m in 3...8 {
-            let bits = InterleavedBits.pieces(m)
+            let bits = InterleavedBits.cut(.dealt, pieces: m)
             let pieceBits = MultiIndexHash.pieceBits(m)
             let starts = pieceBits.indices.map { pieceBits[..<$0].reduce(0, +) }
             for i in 0..<64 {
@@ -15,7 +15,7 @@ struct InterleavedSearchTests {
             }
         }
         var random = SplitMix64(seed: 5)
-        let bits = InterleavedBits.pieces(3)
+        let bits = InterleavedBits.cut(.dealt, pieces: 3)
         for _ in 0..<1_000 {
             let x = random.next(), y = random.next()
             #expect((bits(x) ^ bits(y)).nonzeroBitCount == (x ^ y).nonzeroBitCount)
@@ -34,7 +34,7 @@ struct InterleavedSearchTests {
             let places = (0..<64).map { (crossed(1 << UInt64($0)) as UInt64).trailingZeroBitCount }
             #expect(Set(places).count == 64, "a permutation of the bits at \(m) pieces")
         }
-        let crossed = InterleavedBits.cut(.crossed, pieces: 3), dealt = InterleavedBits.pieces(3)
+        let crossed = InterleavedBits.cut(.crossed, pieces: 3), dealt = InterleavedBits.cut(.dealt, pieces: 3)
         func piece(_ place: Int) -> Int { place < 22 ? 0 : place < 43 ? 1 : 2 }
         for target in 0..<3 {
             let bits = (0..<64).filter { piece((crossed(1 << UInt64($0)) as UInt64).trailingZeroBitCount) == target }
@@ -66,7 +66,7 @@ struct InterleavedSearchTests {
         plan.narrowCropRadius = 6
         let (compact, all) = CandidateSearchTests.hashes(plan: plan, count: 400)
         let found = CandidateSearchTests.everyPairing(compact, batched: batched).candidates(threads: 2)
-        let dealt = InterleavedBits.pieces(3), crossed = InterleavedBits.cut(.crossed, pieces: 3)
+        let dealt = InterleavedBits.cut(.dealt, pieces: 3), crossed = InterleavedBits.cut(.crossed, pieces: 3)
         func agree(_ x: UInt64, _ y: UInt64) -> Bool { MultiIndexHash.agreeOnAPiece(x, y, pieces: 3, within: 1) }
         var expected = Set<Candidate>(), secondCutOnly = 0, thirdCutOnly = 0, narrowedOut = 0
         for a in all.indices {

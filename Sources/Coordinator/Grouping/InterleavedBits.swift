@@ -33,9 +33,6 @@ struct InterleavedBits: Sendable {
     /// The cuts for 3 to 8 pieces, made once: `made[cut][m - 3]`.
     private static let made = Cut.allCases.map { cut in (3...8).map { InterleavedBits(pieces: $0, cut: cut) } }
 
-    /// The dealt cut for `m` pieces (3 to 8).
-    static func pieces(_ m: Int) -> InterleavedBits { cut(.dealt, pieces: m) }
-
     /// `cut` for `m` pieces (3 to 8).
     static func cut(_ cut: Cut, pieces m: Int) -> InterleavedBits { made[cut.rawValue][m - 3] }
 

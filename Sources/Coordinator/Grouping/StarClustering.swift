@@ -107,9 +107,9 @@ enum StarClustering {
         return groups
     }
 
-    /// The partners a centre takes, in the order it takes them: those confirmed different from
-    /// the fewest of the others first, then the closest to the centre by `distance`, then by
-    /// `rank`. Of partners confirmed different from each other (a bridge's) only one side can
+    /// The partners a centre (or its anchor) takes, in the order it takes them: those confirmed
+    /// different from the fewest of the others first, then the closest by `distance` to the
+    /// photo whose partners they are, then by `rank`. Of partners confirmed different from each other (a bridge's) only one side can
     /// join, and the side in fewer conflicts keeps more of them: a burst frame that passes for
     /// the photo but is apart from its three edited copies stays out, not the three copies. One
     /// against one, the closer stays: a mirror image or a bordered copy (0–1 bits from the
