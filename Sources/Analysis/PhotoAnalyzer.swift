@@ -19,6 +19,9 @@ public struct PhotoFeatures: Sendable, Equatable {
     public var contentPHash: UInt64?
     /// `ChromaLayout`: 8×8 mean Cb and Cr of the whole frame; empty for grayscale images.
     public var chroma: [UInt8]
+    /// `DetailLayout`: the frame's 64×64 gray levels when its thumbnail misstates its windows
+    /// (fine texture); empty otherwise.
+    public var detail: [UInt8] = []
     public var sharpness: Double
     public var meanLuma: Double
     public var metadata: PhotoMetadata
@@ -50,7 +53,8 @@ public enum PhotoAnalyzer {
     /// 6: four straightened windows after the crops (`FeatureWindow.straightenings`).
     /// 7: WebP's luma and chroma expanded from video range to full range (`VideoRange`); only
     ///    WebP rows change, and the store's migration v12 keeps every other row of pipeline 6.
-    public static let pipelineVersion: UInt32 = 7
+    /// 8: the detail layout (`DetailLayout`: 64×64 gray levels) of photos with fine texture.
+    public static let pipelineVersion: UInt32 = 8
 
     public static let supportedFormats: [PhotoFormat] = [.jpeg, .png, .webp, .heif, .tiff, .raw]
 
@@ -147,6 +151,10 @@ public enum PhotoAnalyzer {
         // The whole frame's 32×32 cells, sampled once: its pHash, its mirror image's pHash and
         // the layout thumbnail are all made of them.
         let frame = sampler.cells(.full, columns: LayoutThumbnail.side, rows: LayoutThumbnail.side)
+        let thumbnail = LayoutThumbnail.make(cells: frame)
+        // The 64×64 plane: the straightened frames are resampled from it, and textured photos
+        // keep it.
+        let plane = DetailLayout.plane(sampler)
         return PhotoFeatures(
             format: format,
             width: width,
@@ -155,12 +163,14 @@ public enum PhotoAnalyzer {
             decodedHeight: image.height,
             pHash: PerceptualHash.pHash(cells: frame),
             dHash: PerceptualHash.dHash(image),
-            windowPHashes: FeatureWindow.crops.map { PerceptualHash.pHash(sampler, window: $0) } + PerceptualHash.straightenedPHashes(sampler),
-            thumbnail: LayoutThumbnail.make(cells: frame),
+            windowPHashes: FeatureWindow.crops.map { PerceptualHash.pHash(sampler, window: $0) }
+                + PerceptualHash.straightenedPHashes(plane: plane, aspect: Double(sampler.width) / Double(sampler.height)),
+            thumbnail: thumbnail,
             mirrorPHash: PerceptualHash.mirroredPHash(cells: frame),
             contentBox: contentBox,
             contentPHash: contentBox.map { PerceptualHash.pHash(sampler, window: $0) },
             chroma: chroma.map(ChromaLayout.make) ?? [],
+            detail: DetailLayout.kept(plane: plane, thumbnail: thumbnail),
             sharpness: ImageStatistics.sharpness(image),
             meanLuma: ImageStatistics.meanLuma(image),
             metadata: metadata,

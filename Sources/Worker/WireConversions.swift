@@ -32,6 +32,7 @@ extension Cull_V1_Features {
         source = features.fromPreview ? .embeddedPreview : .mainImage
         mirrorPhash = features.mirrorPHash
         chroma = Data(features.chroma)
+        detail = Data(features.detail)
         if let box = features.contentBox, let hash = features.contentPHash {
             content = Cull_V1_ContentBox.with {
                 $0.x = Float(box.x)

@@ -38,6 +38,7 @@ struct FeatureStorageTests {
                         $0.mirrorPhash = index == 1 ? 0 : 0xC0FFEE + UInt64(index)
                         if let box = boxes[index] { $0.content = box }
                         $0.chroma = Data(repeating: UInt8(100 + index), count: index == 2 ? 127 : 128)
+                        if index == 0 { $0.detail = Data((0..<DetailLayout.byteCount).map { UInt8($0 % 251) }) }
                         $0.width = 10
                         $0.height = 10 + UInt32(index)
                         $0.sharpness = 12.5 + Double(index)
@@ -102,6 +103,8 @@ struct FeatureStorageTests {
         #expect(photos.allSatisfy { $0.thumbnail.isEmpty && $0.chroma.isEmpty }, "grouping's input leaves the layouts out")
         let layouts = try store.layouts(of: photos.map(\.id))
         #expect(photos.map { layouts[$0.id]?.chroma } == [[UInt8](repeating: 100, count: 128), [UInt8](repeating: 101, count: 128), []])
+        #expect(photos.map { layouts[$0.id]?.detail } == [(0..<DetailLayout.byteCount).map { UInt8($0 % 251) }, [], []],
+                "a textured photo's detail layout, stored and read back; none for the others")
     }
 
     @Test("reads by id over many chunks of 500, the last one short: every photo's features, whatever order the ids come in")

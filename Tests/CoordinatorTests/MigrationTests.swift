@@ -61,7 +61,20 @@ struct MigrationTests {
                 (6, 1, '/lib/old.jpg', 15, 25, 1, 'analysed', NULL, 'jpeg', 5)
             """)
         #expect(versions == [7, 6, 7, 7, 5, 5])
-        #expect(PhotoAnalyzer.pipelineVersion == 7, "v12 stamps pipeline 6's rows with 7: a later pipeline needs a migration of its own")
+    }
+
+    @Test("v17 adds the detail layout and stamps no row with pipeline 8: the next scan analyses every earlier row again")
+    func detailLayoutsAnalysedAgain() throws {
+        let versions = try Self.pipelineVersions(migratedFrom: "v16: exposure settings (a bracket's frames share a capture time, not their settings)", photos: """
+            INSERT INTO photos (id, library_id, path, size, mtime_ns, status, error_kind, format, pipeline_version) VALUES
+                (1, 1, '/lib/a.jpg', 10, 20, 'analysed', NULL, 'jpeg', 7),
+                (2, 1, '/lib/cut.jpg', 11, 21, 'failed', 'corrupt', NULL, 7)
+            """)
+        #expect(versions == [7, 7])
+        #expect(PhotoAnalyzer.pipelineVersion == 8, "v17 is pipeline 8's migration: a later pipeline needs one of its own")
+        let database = try DatabaseQueue()
+        try Migrations.migrator.migrate(database)
+        #expect(try database.read { try $0.columns(in: "photo_features").map(\.name) }.contains("detail"))
     }
 
     /// The photos' pipeline versions, by id, after a database migrated up to `migration` and

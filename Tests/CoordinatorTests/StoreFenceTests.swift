@@ -253,6 +253,11 @@ struct StoreFenceTests {
         hostile = honest
         hostile.sha256 = Data(count: 5)
         #expect(hostile.malformation == "a SHA-256 of 5 bytes")
+        hostile = honest
+        hostile.detail = Data(count: 4_095)
+        #expect(hostile.malformation == "a detail layout of 4095 bytes")
+        hostile.detail = Data(count: DetailLayout.byteCount)
+        #expect(hostile.malformation == nil)
     }
 
     @Test("an unwritable database path gets a message saying what to do")

@@ -19,9 +19,13 @@ public enum PerceptualHash {
     /// the hash keeps do not see the difference). A 128×128 plane and 4×4 samples a cell were a
     /// fifth of the end-to-end library's analysis (160×120 photos) for the same hashes.
     public static func straightenedPHashes(_ sampler: AreaSampler) -> [UInt64] {
-        let side = 64
-        let plane = sampler.cells(.full, columns: side, rows: side).map { UInt8(max(0, min(255, $0.rounded()))) }
-        let aspect = Double(sampler.width) / Double(sampler.height)
+        straightenedPHashes(plane: DetailLayout.plane(sampler), aspect: Double(sampler.width) / Double(sampler.height))
+    }
+
+    /// The same, from the frame's 64×64 plane (`DetailLayout.plane`) and its aspect ratio.
+    public static func straightenedPHashes(plane: [UInt8], aspect: Double) -> [UInt64] {
+        let side = DetailLayout.side
+        precondition(plane.count == side * side)
         return FeatureWindow.straightenedWindows.map { index in
             pHash(cells: FeatureWindow.straightened(index, imageAspect: aspect).resampled(plane[...], side: side, columns: 32, rows: 32, samples: 2))
         }

@@ -62,8 +62,8 @@ extension CullStore: GroupingFeatureSource {
     func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {
         var layouts: [Int64: PhotoLayout] = [:]
         layouts.reserveCapacity(ids.count)
-        try forEachChunk(of: ids.sorted(), select: "SELECT photo_id, thumbnail, chroma FROM photo_features WHERE photo_id IN") { _, rows in
-            while try rows.step() { layouts[rows.int64(0)] = PhotoLayout(thumbnail: rows.bytes(1), chroma: rows.bytes(2)) }
+        try forEachChunk(of: ids.sorted(), select: "SELECT photo_id, thumbnail, chroma, detail FROM photo_features WHERE photo_id IN") { _, rows in
+            while try rows.step() { layouts[rows.int64(0)] = PhotoLayout(thumbnail: rows.bytes(1), chroma: rows.bytes(2), detail: rows.bytes(3)) }
         }
         return layouts
     }

@@ -308,6 +308,13 @@ enum Migrations {
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN iso INTEGER")
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN exposure_bias REAL")
         }
+        migrator.registerMigration("v17: detail layouts of textured photos (pipeline 8)") { db in
+            // Pipeline 8's 64×64 gray levels of photos whose 32×32 thumbnail misstates their
+            // windows (`DetailLayout`, `Features.detail`). Which photos those are only a decode
+            // tells, so no row is stamped 8 here: the next scan analyses every row of an
+            // earlier pipeline again, as for pipelines 3 to 6. NULL for every other photo.
+            try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN detail BLOB")
+        }
         return migrator
     }
 }

@@ -84,8 +84,8 @@ private struct OutcomeWriter {
             WHERE id = ? AND job_id = ? AND status = 'pending'
             """)
         features = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail, mirror_phash, content_box, content_phash, chroma)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail, mirror_phash, content_box, content_phash, chroma, detail)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         failed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
@@ -143,6 +143,7 @@ private struct OutcomeWriter {
                     outcome.photoID, WindowHashesColumn.encode(f.windowPhash), f.thumbnail.isEmpty ? nil : f.thumbnail,
                     f.mirrorPhash == 0 ? nil : Int64(bitPattern: f.mirrorPhash), content, content == nil ? nil : Int64(bitPattern: f.content.phash),
                     ChromaLayout.isLayout(byteCount: f.chroma.count) ? f.chroma : nil,
+                    f.detail.isEmpty ? nil : f.detail,
                 ])
             case .failure(let failure):
                 switch failure.kind {
@@ -193,6 +194,7 @@ extension Cull_V1_Features {
         if sha256.count != 32 { return "a SHA-256 of \(sha256.count) bytes" }
         if width == 0 || height == 0 { return "no pixel size" }
         if !thumbnail.isEmpty && thumbnail.count != side * side { return "a thumbnail of \(thumbnail.count) bytes" }
+        if !detail.isEmpty && !DetailLayout.isLayout(byteCount: detail.count) { return "a detail layout of \(detail.count) bytes" }
         if windowPhash.count > FeatureWindow.hashedCount { return "\(windowPhash.count) window hashes" }
         for (name, text) in [("capture time", captureTime), ("camera make", cameraMake), ("camera model", cameraModel),
                              ("software", software), ("modify time", modifyTime)] where text.utf8.count > Self.exifTextLimit {

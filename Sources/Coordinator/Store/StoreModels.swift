@@ -147,6 +147,8 @@ struct GroupingPhoto: Sendable {
 struct PhotoLayout: Sendable, Equatable {
     var thumbnail: [UInt8]
     var chroma: [UInt8]
+    /// `DetailLayout` (empty: no fine texture, or a row from before pipeline 8).
+    var detail: [UInt8] = []
 }
 
 /// Storage problems, with what the user can do about them.

@@ -464,6 +464,15 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
     set {_uniqueStorage()._exposureBias = newValue}
   }
 
+  /// The oriented frame's 64x64 gray levels (area averages), row-major (4096 bytes), sent only
+  /// for photos whose 32x32 thumbnail misstates their windows: fine texture, where the judge
+  /// compares crops from this plane instead (docs/PROTOCOL.md, "The detail layout"). Pipeline 8;
+  /// empty for every other photo, and from workers before it.
+  public var detail: Data {
+    get {_storage._detail}
+    set {_uniqueStorage()._detail = newValue}
+  }
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -1617,7 +1626,7 @@ nonisolated extension Cull_V1_Job: SwiftProtobuf.Message, SwiftProtobuf._Message
 
 nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".Features"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0\u{3}sha256_head_tail\0\u{1}software\0\u{3}modify_time\0\u{3}exposure_time\0\u{3}f_number\0\u{1}iso\0\u{3}exposure_bias\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}sha256\0\u{1}phash\0\u{1}dhash\0\u{1}width\0\u{1}height\0\u{3}file_size\0\u{1}format\0\u{1}orientation\0\u{1}sharpness\0\u{3}mean_luma\0\u{3}decoded_width\0\u{3}decoded_height\0\u{3}capture_time\0\u{3}camera_make\0\u{3}camera_model\0\u{3}window_phash\0\u{1}thumbnail\0\u{1}source\0\u{3}mirror_phash\0\u{1}content\0\u{1}chroma\0\u{3}sha256_head_tail\0\u{1}software\0\u{3}modify_time\0\u{3}exposure_time\0\u{3}f_number\0\u{1}iso\0\u{3}exposure_bias\0\u{1}detail\0")
 
   fileprivate class _StorageClass {
     var _sha256: Data = Data()
@@ -1648,6 +1657,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
     var _fNumber: Double = 0
     var _iso: UInt32 = 0
     var _exposureBias: Double = 0
+    var _detail: Data = Data()
 
       // This property is used as the initial default value for new instances of the type.
       // The type itself is protecting the reference to its storage via CoW semantics.
@@ -1686,6 +1696,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       _fNumber = source._fNumber
       _iso = source._iso
       _exposureBias = source._exposureBias
+      _detail = source._detail
     }
   }
 
@@ -1732,6 +1743,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         case 26: try { try decoder.decodeSingularDoubleField(value: &_storage._fNumber) }()
         case 27: try { try decoder.decodeSingularUInt32Field(value: &_storage._iso) }()
         case 28: try { try decoder.decodeSingularDoubleField(value: &_storage._exposureBias) }()
+        case 29: try { try decoder.decodeSingularBytesField(value: &_storage._detail) }()
         default: break
         }
       }
@@ -1828,6 +1840,9 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
       if _storage._exposureBias.bitPattern != 0 {
         try visitor.visitSingularDoubleField(value: _storage._exposureBias, fieldNumber: 28)
       }
+      if !_storage._detail.isEmpty {
+        try visitor.visitSingularBytesField(value: _storage._detail, fieldNumber: 29)
+      }
     }
     try unknownFields.traverse(visitor: &visitor)
   }
@@ -1865,6 +1880,7 @@ nonisolated extension Cull_V1_Features: SwiftProtobuf.Message, SwiftProtobuf._Me
         if _storage._fNumber != rhs_storage._fNumber {return false}
         if _storage._iso != rhs_storage._iso {return false}
         if _storage._exposureBias != rhs_storage._exposureBias {return false}
+        if _storage._detail != rhs_storage._detail {return false}
         return true
       }
       if !storagesAreEqual {return false}
