@@ -8,7 +8,7 @@ extension GroupingPhoto {
                   windowPHashes: features.windowPHashes, thumbnail: features.thumbnail,
                   width: features.width, height: features.height, fileSize: fileSize, sharpness: features.sharpness,
                   mirrorPHash: features.mirrorPHash, contentBox: features.contentBox, contentPHash: features.contentPHash,
-                  chroma: features.chroma)
+                  chroma: features.chroma, detail: features.detail)
     }
 
     /// `image` written as a quality-90 JPEG and analysed for real, as photo `id` at `path`.

@@ -32,7 +32,8 @@ struct GroupingScaleBenchmark {
         }
 
         func layouts(of ids: [Int64]) throws -> [Int64: PhotoLayout] {
-            Dictionary(uniqueKeysWithValues: ids.map { ($0, PhotoLayout(thumbnail: library.thumbnail(Int($0)), chroma: library.chroma(Int($0)))) })
+            Dictionary(uniqueKeysWithValues: ids.map { ($0, PhotoLayout(thumbnail: library.thumbnail(Int($0)), chroma: library.chroma(Int($0)),
+                                                                 detail: library.detail(Int($0)))) })
         }
 
         func windowHashes(of ids: [Int64]) throws -> [Int64: [UInt64]] {

@@ -72,7 +72,7 @@ struct ShapeMatchedRegistrationTests {
         let copy = try GroupingPhoto.analysed(2, "/p/tiles-top.jpg", Self.render(Self.tiles, width: Self.width, height: 302, y: 0.08, h: 0.92))
         let frames = Grouper.Pairing(slotA: 0, slotB: 0)
         let views = PairJudge.oriented(original, copy, frames)
-        let ownShapes = RegionalGain.largestRegion(views.thumbnailA, views.windowA, views.thumbnailB, views.windowB)
+        let ownShapes = RegionalGain.largestRegion(views.planeA, views.windowA, views.planeB, views.windowB)
         #expect(ownShapes >= LocalChange.sceneChangeShare, "\(ownShapes)")
         #expect(PairJudge.regionalGain(original, copy, frames) < LocalChange.sceneChangeShare)
         var cache = LayoutCellCache(capacity: 0)
@@ -82,7 +82,7 @@ struct ShapeMatchedRegistrationTests {
     @Test("the wider view is narrowed about its centre to the other's shape, and no further than a fifth")
     func narrowing() {
         func views(_ windowA: FeatureWindow, aspectA: Double, _ windowB: FeatureWindow, aspectB: Double) -> PairJudge.OrientedViews {
-            PairJudge.OrientedViews(thumbnailA: [], windowA: windowA, mirroredA: false, thumbnailB: [], windowB: windowB, aspectA: aspectA, aspectB: aspectB)
+            PairJudge.OrientedViews(planeA: [], windowA: windowA, mirroredA: false, planeB: [], windowB: windowB, aspectA: aspectA, aspectB: aspectB)
         }
         // One shape already (a 90% window of a 4:3 photo against a 4:3 photo): left alone.
         let window = FeatureWindow(x: 0.05, y: 0.05, width: 0.9, height: 0.9)

@@ -28,21 +28,42 @@ public enum LayoutThumbnail {
         return cells.map { UInt8(max(0, min(255, $0.rounded()))) }
     }
 
-    /// The thumbnail of the mirror image: each row reversed.
+    /// The thumbnail (or a textured photo's `DetailLayout`) of the mirror image: each row reversed.
     public static func mirrored(_ thumbnail: [UInt8]) -> [UInt8] {
-        precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
-        return (0..<side).flatMap { row in thumbnail[row * side ..< (row + 1) * side].reversed() }
+        mirrored(thumbnail, side: planeSide(thumbnail))
+    }
+
+    /// The side of a plane of the frame the judge reads: a thumbnail's, or a detail layout's.
+    static func planeSide(_ plane: [UInt8]) -> Int {
+        if DetailLayout.isLayout(byteCount: plane.count) { return DetailLayout.side }
+        precondition(plane.count == side * side, "thumbnail must be \(side)×\(side)")
+        return side
+    }
+
+    /// The mirror image of a `planeSide`² plane of the frame (a thumbnail, or a `DetailLayout`).
+    public static func mirrored(_ plane: [UInt8], side planeSide: Int) -> [UInt8] {
+        precondition(plane.count == planeSide * planeSide, "the plane must be \(planeSide)×\(planeSide)")
+        return (0..<planeSide).flatMap { row in plane[row * planeSide ..< (row + 1) * planeSide].reversed() }
     }
 
     /// The cells of `window` of a thumbnail, area-averaged to `comparisonSide`², as ranks.
     /// Area averaging (not point sampling) integrates the thumbnail's pixels exactly, so a
     /// window of the original and the whole frame of its crop come out nearly equal.
     public static func cells(of thumbnail: [UInt8], in window: FeatureWindow) -> [Float] {
-        precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
+        cells(ofPlane: thumbnail, side: side, in: window)
+    }
+
+    /// The same cells from a `planeSide`² plane of the frame: the thumbnail, or a textured
+    /// photo's `DetailLayout`, whose cells a crop's window starts inside misstate it less.
+    public static func cells(ofPlane plane: [UInt8], side planeSide: Int, in window: FeatureWindow) -> [Float] {
+        precondition(plane.count == planeSide * planeSide, "the plane must be \(planeSide)×\(planeSide)")
         // The running sums on the stack: the judge works out millions of windows.
-        return withUnsafeTemporaryAllocation(of: Double.self, capacity: (side + 1) * (side + 1)) { table in
-            thumbnail.withUnsafeBufferPointer { AreaSampler.fillTable(table, of: $0, width: side, height: side) }
-            return cells(ofTable: UnsafeBufferPointer(table), in: window)
+        return withUnsafeTemporaryAllocation(of: Double.self, capacity: (planeSide + 1) * (planeSide + 1)) { table in
+            plane.withUnsafeBufferPointer { AreaSampler.fillTable(table, of: $0, width: planeSide, height: planeSide) }
+            return [Float](unsafeUninitializedCapacity: comparisonCells) { out, initialized in
+                cells(ofTable: UnsafeBufferPointer(table), side: planeSide, in: window, into: out)
+                initialized = comparisonCells
+            }
         }
     }
 
@@ -57,8 +78,14 @@ public enum LayoutThumbnail {
 
     /// The same, written to `out` (its first `comparisonCells`).
     public static func cells(ofTable table: UnsafeBufferPointer<Double>, in window: FeatureWindow, into out: UnsafeMutableBufferPointer<Float>) {
+        cells(ofTable: table, side: side, in: window, into: out)
+    }
+
+    /// The same from the running sums of a `planeSide`² plane.
+    static func cells(ofTable table: UnsafeBufferPointer<Double>, side planeSide: Int, in window: FeatureWindow,
+                      into out: UnsafeMutableBufferPointer<Float>) {
         withUnsafeTemporaryAllocation(of: Float.self, capacity: comparisonCells) { averages in
-            AreaSampler.cells(ofTable: table, width: side, height: side, window, columns: comparisonSide, rows: comparisonSide, into: averages)
+            AreaSampler.cells(ofTable: table, width: planeSide, height: planeSide, window, columns: comparisonSide, rows: comparisonSide, into: averages)
             rank(UnsafeBufferPointer(averages), into: out)
         }
     }
@@ -71,9 +98,10 @@ public enum LayoutThumbnail {
         ranks(sampler.cells(window, columns: comparisonSide, rows: comparisonSide))
     }
 
+    /// A sampler of a thumbnail, or of a textured photo's `DetailLayout`.
     public static func sampler(_ thumbnail: [UInt8]) -> AreaSampler {
-        precondition(thumbnail.count == side * side, "thumbnail must be \(side)×\(side)")
-        return AreaSampler(GrayImage(width: side, height: side, pixels: thumbnail))
+        let planeSide = planeSide(thumbnail)
+        return AreaSampler(GrayImage(width: planeSide, height: planeSide, pixels: thumbnail))
     }
 
     /// Each value replaced by its rank among all of them, scaled to 0...1 (ties share their

@@ -57,7 +57,8 @@ public struct LocalChange: Sendable, Equatable {
     public var isSceneChange: Bool { largestRegion >= Self.sceneChangeShare }
 
     /// The local change between `windowA` of thumbnail `a` (mirrored first when `mirroredA`) and
-    /// `windowB` of thumbnail `b`, both `LayoutThumbnail.side`² thumbnails. Rotations stop at
+    /// `windowB` of thumbnail `b`, each a `LayoutThumbnail.side`² thumbnail or a textured
+    /// photo's `DetailLayout` (`LayoutThumbnail.sampler`). Rotations stop at
     /// the first whose largest region is under `settledBelow`: a caller asking only whether the
     /// change stays under a share needs no smaller one.
     public static func between(_ a: [UInt8], _ windowA: FeatureWindow, mirroredA: Bool = false,

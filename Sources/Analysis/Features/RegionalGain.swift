@@ -64,7 +64,7 @@ public enum RegionalGain {
 
     /// The share of the frame in the largest region lit differently between `windowA` of
     /// thumbnail `a` (mirrored first when `mirroredA`) and `windowB` of `b`, both
-    /// `LayoutThumbnail.side`² thumbnails, once registered; the least over `LocalChange`'s
+    /// `LayoutThumbnail.side`² thumbnails or detail layouts, once registered; the least over `LocalChange`'s
     /// rotations (stopping at the first under `settledBelow`).
     public static func largestRegion(_ a: [UInt8], _ windowA: FeatureWindow, mirroredA: Bool = false,
                                      _ b: [UInt8], _ windowB: FeatureWindow,

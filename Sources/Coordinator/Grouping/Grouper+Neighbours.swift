@@ -109,6 +109,7 @@ extension Grouper {
         if let layout = layouts?[photo.id] {
             photo.thumbnail = layout.thumbnail
             photo.chroma = layout.chroma
+            photo.detail = layout.detail
         }
         return photo
     }

@@ -58,7 +58,9 @@ struct LayoutCellCache {
     mutating func cells(row: Int32, slot: Int, of photo: GroupingPhoto) -> LayoutThumbnail.RankedCells {
         if let kept = kept(row: row, slot: slot) { return kept }
         let side = LayoutThumbnail.side
-        guard !keys.isEmpty, photo.thumbnail.count == side * side else {
+        // A textured photo's cells come from its detail layout (`PairJudge.cells`), summed each
+        // time: few photos keep one, and the tables hold thumbnails.
+        guard !keys.isEmpty, photo.thumbnail.count == side * side, !photo.hasDetail else {
             return keep(LayoutThumbnail.RankedCells(PairJudge.cells(photo, slot)), row: row, slot: slot)
         }
         // Resampled from the thumbnail's running-sum table kept in `tables` (the same cells as

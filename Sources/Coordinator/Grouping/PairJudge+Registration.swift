@@ -171,14 +171,15 @@ extension PairJudge {
                                      rows: (0, 1), cache: &none, best: &ignored) == .near
     }
 
-    /// The part of `photo` under `window` as a photo of its own: its thumbnail and chroma layout
-    /// resampled from the window, no borders, and its size in pixels the window's (the copy's
+    /// The part of `photo` under `window` as a photo of its own: its thumbnail, detail layout (if
+    /// it keeps one) and chroma layout resampled from the window, no borders, and its size in pixels the window's (the copy's
     /// shape: `inOneShape` reads it when the part's change of the scene is measured).
     static func part(of photo: GroupingPhoto, under window: TurnedWindow) -> GroupingPhoto {
         var part = photo
         part.width = max(1, Int((window.width * Double(photo.width)).rounded()))
         part.height = max(1, Int((Double(part.width) / window.shape).rounded()))
         part.thumbnail = window.warped(photo.thumbnail[...], side: LayoutThumbnail.side)
+        if photo.hasDetail { part.detail = window.warped(photo.detail[...], side: DetailLayout.side) }
         if let chromaSide = ChromaLayout.side(of: photo.chroma) {
             let plane = chromaSide * chromaSide
             part.chroma = window.warped(photo.chroma[0..<plane], side: chromaSide)
@@ -193,8 +194,14 @@ extension PairJudge {
     /// each placement scored by `LayoutThumbnail.evidenceDifference` of its ranked cells and
     /// the copy's. Gives up early on placements that stay far off (see the gates below).
     static func register(_ copy: GroupingPhoto, in original: GroupingPhoto, from start: RegistrationStart, limit: Float) -> TurnedWindow? {
-        let side = LayoutThumbnail.side, cellsSide = LayoutThumbnail.comparisonSide
-        let target = LayoutThumbnail.RankedCells(LayoutThumbnail.cells(of: copy.thumbnail, in: .full))
+        let cellsSide = LayoutThumbnail.comparisonSide
+        let target = LayoutThumbnail.RankedCells(cells(copy, 0))
+        // Placements are resampled from the original's detail layout where it keeps one (rules
+        // 33). A comparison cell spans about two of a thumbnail's pixels a side and four of a
+        // detail layout's: twice the samples a side keep each cell near its area average, which
+        // on fine texture the point samples of a 2×2 miss.
+        let (plane, side) = original.comparedPlane
+        let sampling = side / LayoutThumbnail.side
         let imageAspect = Double(original.width) / Double(original.height), shape = Double(copy.width) / Double(copy.height)
         let seeds: [TurnedWindow], largestTurn: Double
         switch start {
@@ -211,7 +218,7 @@ extension PairJudge {
         func score(_ window: TurnedWindow, samples: Int = 2) -> Float? {
             guard window.width >= registrationSmallest, window.width <= 1, abs(window.angle) <= largestTurn,
                   window.isInside() else { return nil }
-            let values = window.resampled(original.thumbnail[...], side: side, columns: cellsSide, rows: cellsSide, samples: samples)
+            let values = window.resampled(plane[...], side: side, columns: cellsSide, rows: cellsSide, samples: samples * sampling)
             placed.refill(averages: values.count) { out in _ = out.initialize(from: values) }
             return LayoutThumbnail.evidenceDifference(placed, target)
         }

@@ -268,21 +268,22 @@ struct PairJudge: Sendable {
     /// `RegionalGain`) take them: they mirror only their first view, so when the pairing
     /// mirrors the second photo's whole frame, the two photos swap places.
     /// `aspectA` and `aspectB`: the width over the height of the photos the views are of, in
-    /// pixels (0 when not known).
+    /// pixels (0 when not known). The planes are the photos' `comparedPlane`s (rules 33: a
+    /// textured photo's detail layout, whose resampled views a crop's misfit does not alias).
     struct OrientedViews {
-        var thumbnailA: [UInt8], windowA: FeatureWindow, mirroredA: Bool
-        var thumbnailB: [UInt8], windowB: FeatureWindow
+        var planeA: [UInt8], windowA: FeatureWindow, mirroredA: Bool
+        var planeB: [UInt8], windowB: FeatureWindow
         var aspectA = 0.0, aspectB = 0.0
     }
 
     static func oriented(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> OrientedViews {
         let mirror = Int(Candidate.mirrorSlot)
         if pairing.slotB == mirror && pairing.slotA != mirror {
-            return OrientedViews(thumbnailA: b.thumbnail, windowA: .full, mirroredA: true, thumbnailB: a.thumbnail, windowB: window(a, pairing.slotA),
+            return OrientedViews(planeA: b.comparedPlane.pixels, windowA: .full, mirroredA: true, planeB: a.comparedPlane.pixels, windowB: window(a, pairing.slotA),
                                  aspectA: aspect(b), aspectB: aspect(a))
         }
-        return OrientedViews(thumbnailA: a.thumbnail, windowA: window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
-                             thumbnailB: b.thumbnail, windowB: window(b, pairing.slotB), aspectA: aspect(a), aspectB: aspect(b))
+        return OrientedViews(planeA: a.comparedPlane.pixels, windowA: window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
+                             planeB: b.comparedPlane.pixels, windowB: window(b, pairing.slotB), aspectA: aspect(a), aspectB: aspect(b))
     }
 
     private static func aspect(_ photo: GroupingPhoto) -> Double {
@@ -294,22 +295,22 @@ struct PairJudge: Sendable {
     static func regionalGain(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
                              settledBelow: Double = LocalChange.sceneChangeShare) -> Double {
         let views = inOneShape(oriented(a, b, pairing))
-        return RegionalGain.largestRegion(views.thumbnailA, views.windowA, mirroredA: views.mirroredA,
-                                          views.thumbnailB, views.windowB, settledBelow: settledBelow)
+        return RegionalGain.largestRegion(views.planeA, views.windowA, mirroredA: views.mirroredA,
+                                          views.planeB, views.windowB, settledBelow: settledBelow)
     }
 
     /// The local change between the windows the pairing matched (`LocalChange`).
     static func localChange(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing,
                             settledBelow: Double = LocalChange.sceneChangeShare) -> LocalChange {
         let views = oriented(a, b, pairing)
-        return LocalChange.between(views.thumbnailA, views.windowA, mirroredA: views.mirroredA,
-                                   views.thumbnailB, views.windowB, settledBelow: settledBelow)
+        return LocalChange.between(views.planeA, views.windowA, mirroredA: views.mirroredA,
+                                   views.planeB, views.windowB, settledBelow: settledBelow)
     }
 
     /// `LocalChange.unrotatedViews` for `pairing`.
     static func localChangeViews(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> (a: [Float], b: [Float], changed: [Bool]) {
         let views = oriented(a, b, pairing)
-        return LocalChange.unrotatedViews(views.thumbnailA, views.windowA, mirroredA: views.mirroredA, views.thumbnailB, views.windowB)
+        return LocalChange.unrotatedViews(views.planeA, views.windowA, mirroredA: views.mirroredA, views.planeB, views.windowB)
     }
 
     /// The part of the photo slot `slot` names (the whole frame for its mirror image too).
@@ -365,12 +366,13 @@ struct PairJudge: Sendable {
         }
     }
 
+    /// The ranked comparison cells of the part of `photo` that `slot` names, from its
+    /// `comparedPlane` (rules 33: a textured photo's detail layout, not its thumbnail).
     static func cells(_ photo: GroupingPhoto, _ slot: Int) -> [Float] {
-        switch slot {
-        case 0: LayoutThumbnail.cells(of: photo.thumbnail, in: .full)
-        case Int(Candidate.mirrorSlot): LayoutThumbnail.cells(of: LayoutThumbnail.mirrored(photo.thumbnail), in: .full)
-        case Int(Candidate.contentSlot): LayoutThumbnail.cells(of: photo.thumbnail, in: photo.contentBox ?? .full)
-        default: LayoutThumbnail.cells(of: photo.thumbnail, in: FeatureWindow.crops[slot - 1])
+        let (plane, side) = photo.comparedPlane
+        guard slot != Int(Candidate.mirrorSlot) else {
+            return LayoutThumbnail.cells(ofPlane: LayoutThumbnail.mirrored(plane, side: side), side: side, in: .full)
         }
+        return LayoutThumbnail.cells(ofPlane: plane, side: side, in: window(photo, slot))
     }
 }

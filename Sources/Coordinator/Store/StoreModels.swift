@@ -140,6 +140,16 @@ struct GroupingPhoto: Sendable {
     var contentPHash: UInt64? = nil
     /// `ChromaLayout` (empty: a grayscale photo, or a row from before pipeline 4).
     var chroma: [UInt8] = []
+    /// `DetailLayout` (empty: no fine texture, or a row from before pipeline 8).
+    var detail: [UInt8] = []
+
+    /// The plane the judge's comparison cells are resampled from: the detail layout where the
+    /// photo keeps one (its thumbnail misstates its windows), else the thumbnail.
+    var comparedPlane: (pixels: [UInt8], side: Int) {
+        hasDetail ? (detail, DetailLayout.side) : (thumbnail, LayoutThumbnail.side)
+    }
+
+    var hasDetail: Bool { DetailLayout.isLayout(byteCount: detail.count) }
 }
 
 /// What the judge reads of a photo besides its hashes: read for the photos candidate search

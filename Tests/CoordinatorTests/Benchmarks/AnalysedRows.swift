@@ -10,7 +10,7 @@ enum AnalysedRows {
     static func load(_ database: DatabaseQueue, key: (String) -> String?) throws -> [String: GroupingPhoto] {
         try database.read { db in
             var rows: [String: GroupingPhoto] = [:]
-            let sql = "SELECT p.id, p.path, p.phash, p.width, p.height, f.window_phashes, f.thumbnail, p.capture_time, f.content_box, f.chroma, f.mirror_phash, f.content_phash FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"
+            let sql = "SELECT p.id, p.path, p.phash, p.width, p.height, f.window_phashes, f.thumbnail, p.capture_time, f.content_box, f.chroma, f.detail, f.mirror_phash, f.content_phash FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"
             for row in try GRDB.Row.fetchAll(db, sql: sql) {
                 let path: String = row["path"]
                 guard let key = key(path) else { continue }
@@ -21,7 +21,8 @@ enum AnalysedRows {
                                           mirrorPHash: (row["mirror_phash"] as Int64?).map { UInt64(bitPattern: $0) },
                                           contentBox: ContentBoxColumn.decode(row["content_box"]),
                                           contentPHash: (row["content_phash"] as Int64?).map { UInt64(bitPattern: $0) },
-                                          chroma: [UInt8]((row["chroma"] as Data?) ?? Data()))
+                                          chroma: [UInt8]((row["chroma"] as Data?) ?? Data()),
+                                          detail: [UInt8]((row["detail"] as Data?) ?? Data()))
             }
             return rows
         }

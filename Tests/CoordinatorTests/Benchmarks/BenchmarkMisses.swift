@@ -46,7 +46,8 @@ struct BenchmarkMisses {
             let row = model.photos[index]
             return GroupingPhoto(id: Int64(index), path: "/\(index)", sha256: Array(String(index).utf8), pHash: row.pHash, dHash: 0,
                                  windowPHashes: row.windows, thumbnail: row.thumbnail, width: row.width, height: row.height, fileSize: 1,
-                                 sharpness: 1, mirrorPHash: row.mirror, contentBox: row.contentBox, contentPHash: row.content, chroma: row.chroma)
+                                 sharpness: 1, mirrorPHash: row.mirror, contentBox: row.contentBox, contentPHash: row.content, chroma: row.chroma,
+                                 detail: row.detail)
         }
         let plan = CandidatePlan()
         var pairs = 0, nearSomewhere = 0

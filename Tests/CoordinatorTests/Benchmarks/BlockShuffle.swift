@@ -1,8 +1,8 @@
 import Analysis
 
 /// A disguise of a row's layout that every *position-preserving* edit commutes with: the
-/// thumbnail cut into 4×4 blocks (8×8 pixels of the 32×32 layout, 4×4 cells of the 16×16
-/// chroma layout) put back in a random order, the same order for a photo and its copies.
+/// thumbnail cut into 4×4 blocks (8×8 pixels of the 32×32 layout, 16×16 of the 64×64 detail
+/// layout, 4×4 cells of the 16×16 chroma layout) put back in a random order, the same order for a photo and its copies.
 ///
 /// The rows' tone disguise (`ToneMap`) makes a different-looking photo of one real source, and
 /// commutes with geometric edits (a crop or a mirror of the toned picture is the toned crop),
@@ -53,10 +53,6 @@ struct BlockShuffle {
         return out
     }
 
-    /// The layout thumbnail shuffled.
-    func thumbnail(_ pixels: [UInt8]) -> [UInt8] {
-        shuffled(pixels[...], side: LayoutThumbnail.side)
-    }
 
     /// A chroma layout (Cb plane, then Cr) shuffled alike; one of another size (pipeline 4's
     /// 8×8) or none is left as it is.
