@@ -466,7 +466,7 @@ public nonisolated struct Cull_V1_Features: @unchecked Sendable {
 
   /// The oriented frame's 64x64 gray levels (area averages), row-major (4096 bytes), sent only
   /// for photos whose 32x32 thumbnail misstates their windows: fine texture, where the judge
-  /// compares crops from this plane instead (docs/PROTOCOL.md, "The detail layout"). Pipeline 8;
+  /// compares crops from this plane instead (docs/FEATURES.md, "The detail layout"). Pipeline 8;
   /// empty for every other photo, and from workers before it.
   public var detail: Data {
     get {_storage._detail}
