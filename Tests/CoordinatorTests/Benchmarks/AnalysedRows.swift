@@ -10,7 +10,9 @@ enum AnalysedRows {
     static func load(_ database: DatabaseQueue, key: (String) -> String?) throws -> [String: GroupingPhoto] {
         try database.read { db in
             var rows: [String: GroupingPhoto] = [:]
-            let sql = "SELECT p.id, p.path, p.phash, p.width, p.height, f.window_phashes, f.thumbnail, p.capture_time, f.content_box, f.chroma, f.detail, f.mirror_phash, f.content_phash FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"
+            // A database cull wrote before pipeline 8 (and has not opened since) has no detail layouts.
+            let detail = try db.columns(in: "photo_features").contains { $0.name == "detail" } ? "f.detail" : "NULL AS detail"
+            let sql = "SELECT p.id, p.path, p.phash, p.width, p.height, f.window_phashes, f.thumbnail, p.capture_time, f.content_box, f.chroma, \(detail), f.mirror_phash, f.content_phash FROM photos p JOIN photo_features f ON f.photo_id = p.id WHERE p.status = 'analysed'"
             for row in try GRDB.Row.fetchAll(db, sql: sql) {
                 let path: String = row["path"]
                 guard let key = key(path) else { continue }
