@@ -5,8 +5,14 @@ import Shared
 
 /// Scheduling and analysis options shared by `cull serve` and `cull run`.
 struct CoordinatorOptions: ParsableArguments {
-    @Option(help: "Photos per job sent to a worker.")
+    @Option(help: "Photos per job sent to a worker (1...1000).")
     var jobSize: Int = 16
+
+    /// The most photos a job may hold: a job's RESULT must fit one message of
+    /// `WireProtocol.maxMessageBytes` (16 MiB), and a photo's features take up to about 6.5 KB
+    /// (window hashes, thumbnail, chroma layout, and from pipeline 8 a textured photo's 4 KB
+    /// detail layout), some EXIF text aside: 1,000 leave more than half the message spare.
+    static let largestJobSize = 1_000
 
     @Option(help: "How long a worker may spend reading one file before it is skipped as timed out (\"30s\"; a bare number is seconds).")
     var fetchTimeout = DurationArgument(.seconds(30))
@@ -41,6 +47,10 @@ struct CoordinatorOptions: ParsableArguments {
         guard jobSize > 0, fetchTimeout.duration > .zero, jobDeadline.duration > .zero, groupingTimeout.duration > .zero, maxAttempts > 0,
               maxMegapixels > 0, maxFileMb > 0, (0...32).contains(threshold) else {
             throw ValidationError("sizes, timeouts and counts must be positive; --threshold 0...32")
+        }
+        guard jobSize <= Self.largestJobSize else {
+            throw ValidationError("--job-size \(jobSize) is more than \(Self.largestJobSize) photos: a job's results must fit one "
+                                  + "\(WireProtocol.maxMessageBytes >> 20) MiB message; use \(Self.largestJobSize) or fewer")
         }
     }
 
