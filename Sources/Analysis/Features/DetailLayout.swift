@@ -13,8 +13,8 @@
 /// planes, its gravel's by 0.034–0.051 and 0.016–0.024 (bench/detail-layout.py).
 ///
 /// Only photos that need it keep one (`kept`), 4 KB each: the test below kept it for 77 of the
-/// development and holdout corpora's 836 files, all or most files of seven pictures of fine texture or
-/// busy detail (brick, gravel, grass, a star field, a meadow, two busy wallpapers).
+/// development and holdout corpora's 836 files, all or most files of seven pictures of fine
+/// texture or busy detail (brick, gravel, grass, a star field, a meadow, two busy wallpapers).
 public enum DetailLayout {
     public static let side = 64
     public static let byteCount = side * side
@@ -33,8 +33,8 @@ public enum DetailLayout {
     /// cells vary (standard deviation, at least `flatSpread` gray levels, so that a plain
     /// frame's rounding is no texture). On the development and holdout corpora's 836 files
     /// (bench/detail-layout.py): the brick wall's 0.68–0.86, gravel 0.26–0.33, grass 0.25–0.29,
-    /// the Hubble deep field 0.25; past 0.15, 77 files (every file of 7 textured pictures and
-    /// a few plain graphics' edits); past 0.10, 137.
+    /// the Hubble deep field 0.25; past 0.15, 77 files (all or most files of seven pictures);
+    /// past 0.10, 137.
     public static let misstatedShare: Float = 0.15
     static let flatSpread: Float = 1
 

@@ -172,8 +172,9 @@ extension PairJudge {
     }
 
     /// The part of `photo` under `window` as a photo of its own: its thumbnail, detail layout (if
-    /// it keeps one) and chroma layout resampled from the window, no borders, and its size in pixels the window's (the copy's
-    /// shape: `inOneShape` reads it when the part's change of the scene is measured).
+    /// it keeps one) and chroma layout resampled from the window, no borders, and its size in
+    /// pixels the window's (the copy's shape: `inOneShape` reads it when the part's change of
+    /// the scene is measured).
     static func part(of photo: GroupingPhoto, under window: TurnedWindow) -> GroupingPhoto {
         var part = photo
         part.width = max(1, Int((window.width * Double(photo.width)).rounded()))

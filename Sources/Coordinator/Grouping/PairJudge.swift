@@ -279,8 +279,8 @@ struct PairJudge: Sendable {
     static func oriented(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> OrientedViews {
         let mirror = Int(Candidate.mirrorSlot)
         if pairing.slotB == mirror && pairing.slotA != mirror {
-            return OrientedViews(planeA: b.comparedPlane.pixels, windowA: .full, mirroredA: true, planeB: a.comparedPlane.pixels, windowB: window(a, pairing.slotA),
-                                 aspectA: aspect(b), aspectB: aspect(a))
+            return OrientedViews(planeA: b.comparedPlane.pixels, windowA: .full, mirroredA: true,
+                                 planeB: a.comparedPlane.pixels, windowB: window(a, pairing.slotA), aspectA: aspect(b), aspectB: aspect(a))
         }
         return OrientedViews(planeA: a.comparedPlane.pixels, windowA: window(a, pairing.slotA), mirroredA: pairing.slotA == mirror,
                              planeB: b.comparedPlane.pixels, windowB: window(b, pairing.slotB), aspectA: aspect(a), aspectB: aspect(b))
