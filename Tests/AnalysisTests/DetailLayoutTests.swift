@@ -4,8 +4,6 @@ import Testing
 /// `DetailLayout`: which photos keep their 64×64 plane, and why they need it.
 @Suite("Detail layouts")
 struct DetailLayoutTests {
-    static func brickWall() -> GrayImage { BrickWall.make() }
-
     /// A smooth photo: waves on a gradient (`TurnedWindowTests.waves`).
     static let smooth = TurnedWindowTests.waves()
 
@@ -13,16 +11,9 @@ struct DetailLayoutTests {
         PhotoAnalyzer.features(.png, image, chroma: nil, width: image.width, height: image.height, metadata: PhotoMetadata())
     }
 
-    /// The pixels of `image` from (x, y), `width` × `height` of them: a crop as an editor saves it.
-    static func crop(_ image: GrayImage, x: Int, y: Int, width: Int, height: Int) -> GrayImage {
-        GrayImage(width: width, height: height, pixels: (0..<(width * height)).map { index in
-            image.pixels[(y + index / width) * image.width + x + index % width]
-        })
-    }
-
     @Test("a brick wall keeps its 64×64 plane, a smooth photo does not")
     func keptForTexture() {
-        let wall = Self.features(Self.brickWall())
+        let wall = Self.features(BrickWall.make())
         #expect(wall.detail.count == DetailLayout.byteCount)
         #expect(DetailLayout.misstatement(plane: wall.detail, thumbnail: wall.thumbnail) > DetailLayout.misstatedShare)
         let smooth = Self.features(Self.smooth)
@@ -38,9 +29,8 @@ struct DetailLayoutTests {
     /// well within it from the 64×64 planes.
     @Test("from the planes, a crop of the wall agrees with the wall's window; from the thumbnails it does not")
     func cropAgreesFromThePlane() {
-        let image = Self.brickWall()
-        let wall = Self.features(image)
-        let cropped = Self.features(Self.crop(image, x: 51, y: 51, width: 410, height: 410))
+        let wall = Self.features(BrickWall.make())
+        let cropped = Self.features(BrickWall.make(crop: (51, 51, 410, 410)))
         #expect(cropped.detail.count == DetailLayout.byteCount, "the crop is as textured as the wall")
         let window = FeatureWindow(x: 51.0 / 512, y: 51.0 / 512, width: 410.0 / 512, height: 410.0 / 512)
         func difference(_ a: [UInt8], _ b: [UInt8], side: Int) -> Float {

@@ -9,26 +9,13 @@ import Testing
 /// registration, while another wall of the same bricks stays apart.
 @Suite("Textured crops", .timeLimit(.minutes(5)))
 struct TexturedCropsTests {
-    /// `image`'s pixels from (x, y), `width` × `height` of them, as RGB.
-    static func crop(_ image: GrayImage, x: Int, y: Int, width: Int, height: Int) -> RGBImage {
-        RGBImage(width: width, height: height, pixels: (0..<(width * height)).flatMap { index in
-            let value = image.pixels[(y + index / width) * image.width + x + index % width]
-            return [value, value, value]
-        })
-    }
-
-    static func rgb(_ image: GrayImage) -> RGBImage {
-        RGBImage(width: image.width, height: image.height, pixels: image.pixels.flatMap { [$0, $0, $0] })
-    }
-
     /// The wall, its 80% centre (window 37's crop) and a crop of 92% taken 7% from the left and
     /// 2% from the top (no fixed window: registered), each analysed from a JPEG.
     static func family() throws -> [GroupingPhoto] {
-        let wall = BrickWall.make()
-        return [
-            try GroupingPhoto.analysed(1, "/lib/wall.jpg", rgb(wall)),
-            try GroupingPhoto.analysed(2, "/lib/centre.jpg", crop(wall, x: 51, y: 51, width: 410, height: 410)),
-            try GroupingPhoto.analysed(3, "/lib/asym.jpg", crop(wall, x: 36, y: 10, width: 471, height: 471)),
+        [
+            try GroupingPhoto.analysed(1, "/lib/wall.jpg", BrickWall.rgb()),
+            try GroupingPhoto.analysed(2, "/lib/centre.jpg", BrickWall.rgb(crop: (51, 51, 410, 410))),
+            try GroupingPhoto.analysed(3, "/lib/asym.jpg", BrickWall.rgb(crop: (36, 10, 471, 471))),
         ]
     }
 
@@ -58,8 +45,8 @@ struct TexturedCropsTests {
     /// the windows, which is where a crop is paired, the other wall's crop stays apart.
     @Test("a crop of another wall of the same bricks, other shades, is near the wall through no window, and not grouped with it")
     func otherWallApart() throws {
-        let wall = try GroupingPhoto.analysed(1, "/lib/wall.jpg", Self.rgb(BrickWall.make()))
-        let other = try GroupingPhoto.analysed(2, "/lib/other.jpg", Self.crop(BrickWall.make(seed: 8), x: 51, y: 51, width: 410, height: 410))
+        let wall = try GroupingPhoto.analysed(1, "/lib/wall.jpg", BrickWall.rgb())
+        let other = try GroupingPhoto.analysed(2, "/lib/other.jpg", BrickWall.rgb(seed: 8, crop: (51, 51, 410, 410)))
         #expect(wall.hasDetail && other.hasDetail)
         for slot in 1...FeatureWindow.crops.count {
             #expect(PairJudge().relation(wall, other, Grouper.Pairing(slotA: slot, slotB: 0)) != .near, "window \(slot - 1)")
