@@ -267,14 +267,14 @@ struct CandidateSearchTests {
         #expect(stoppedRows.add(0) == BatchedSearch.rowsPerBatch, "one chunk of rows, then it stopped")
     }
 
-    @Test("the default plan probes every 80% window at 10 bits while the tables have 4 pieces, the nine at 0, 10 and 20% once they have 3, at 8 bits but in the corners; other plans as they are")
+    @Test("the default plan probes every 80% window at 10 bits while the tables have 4 pieces, the nine at 0, 10 and 20% once they have 3, at 8 bits but in the corners and the caption bands; other plans as they are")
     func sizedPlan() {
         #expect(MultiIndexHash.pieceCount(for: 300_000) == 4 && MultiIndexHash.pieceCount(for: 330_000) == 3)
         let small = CandidatePlan().sized(for: 300_000), large = CandidatePlan().sized(for: 330_000)
         #expect(small.cropWindows == CandidatePlan.cropWindowsDefault && Set(small.cropWindows).isSuperset(of: 0..<50))
         #expect(small.cropRadius == 10 && small.narrowCropRadius == nil && small.cropRadius(ofWindow: 12) == 10)
         #expect(large.narrowCropRadius == CandidatePlan.cropRadiusLargeLibraries && CandidatePlan.cropRadiusLargeLibraries == 8)
-        #expect(large.cropWindows.filter { large.cropRadius(ofWindow: $0) == 10 } == CandidatePlan.cornerCropWindows)
+        #expect(large.cropWindows.filter { large.cropRadius(ofWindow: $0) == 10 } == [0, 4, 20, 24, 53, 55])
         #expect(large.cropWindows.filter { (25..<50).contains($0) } == [25, 27, 29, 35, 37, 39, 45, 47, 49])
         #expect(Set(large.cropWindows).isSuperset(of: Array(0..<25) + FeatureWindow.bandWindows + FeatureWindow.straightenedWindows))
         #expect(CandidatePlan().sized(for: 1_000_000) == large)

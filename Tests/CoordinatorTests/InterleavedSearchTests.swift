@@ -103,11 +103,11 @@ struct InterleavedSearchTests {
         #expect(Set(streamed) == expected && streamed.count == expected.count)
     }
 
-    @Test("the default plan probes the corner windows in the second and third cuts once the tables have 3 pieces, not before")
+    @Test("the default plan probes the corner windows and the caption bands in the second and third cuts once the tables have 3 pieces, not before")
     func sizedPlan() {
         #expect(CandidatePlan().sized(for: 300_000).interleavedCropWindows.isEmpty)
-        #expect(CandidatePlan().sized(for: 1_000_000).interleavedCropWindows == [0, 4, 20, 24])
+        #expect(CandidatePlan().sized(for: 1_000_000).interleavedCropWindows == [0, 4, 20, 24, 53, 55])
         #expect(CandidatePlan().interleavedCuts == [.dealt, .crossed])
-        #expect(CandidatePlan.cornerCropWindows.allSatisfy(CandidatePlan().overlayWindows.contains), "held by the search's hashes")
+        #expect(CandidatePlan.interleavedWindowsLargeLibraries.allSatisfy(CandidatePlan().overlayWindows.contains), "held by the search's hashes")
     }
 }

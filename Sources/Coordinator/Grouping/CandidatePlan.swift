@@ -25,8 +25,8 @@ struct CandidatePlan: Sendable, Equatable {
     var cropRadius = 10
     /// Where set (`sized(for:)`, past about 320,000 photos: `cropRadiusLargeLibraries`), the
     /// crop radius of every crop window but the `interleavedCropWindows`, which keep
-    /// `cropRadius`: those are probed in two cuts of the frames, so a hash 9–10 bits off has
-    /// two chances to agree on a whole piece there.
+    /// `cropRadius`: those are probed in three cuts of the frames, so a hash 9–10 bits off has
+    /// three chances to agree on a whole piece there.
     var narrowCropRadius: Int? = nil
 
     /// The radius crop window `k` is searched at among the whole frames.
@@ -53,9 +53,8 @@ struct CandidatePlan: Sendable, Equatable {
     var cheapCropWindows: [Int] = []
     /// Crop windows also probed, at `windowPieceRadius`, in a second table of the frames cut
     /// into other pieces (`InterleavedBits`, `CandidateSearch+Interleaved`): set by
-    /// `sized(for:)` where the tables have 3 pieces, for the four 90% windows in the corners,
-    /// where a crop of two sides lands. Each must be one of `overlayWindows`, which the
-    /// search's hashes always hold.
+    /// `sized(for:)` where the tables have 3 pieces (`interleavedWindowsLargeLibraries`). Each
+    /// must be one of `overlayWindows`, which the search's hashes always hold.
     var interleavedCropWindows: [Int] = []
     /// The cuts of the frames the `interleavedCropWindows` are probed in, each a table and a
     /// pass of its own: dealt, then crossed (`InterleavedBits`). The crossed cut (the
@@ -95,19 +94,30 @@ struct CandidatePlan: Sendable, Equatable {
         var plan = self
         plan.cropWindows = Self.cropWindowsLargeLibraries
         plan.cheapCropWindows = Self.cropWindowsDefault.filter { !Self.cropWindowsLargeLibraries.contains($0) }
-        plan.interleavedCropWindows = Self.cornerCropWindows
+        plan.interleavedCropWindows = Self.interleavedWindowsLargeLibraries
         plan.narrowCropRadius = min(plan.cropRadius, Self.cropRadiusLargeLibraries)
         return plan
     }
 
     /// The crop radius of libraries whose tables have 3 pieces (`sized(for:)`, as
-    /// `narrowCropRadius`: all but the corner windows). There a probe finds hashes exactly to 5
-    /// bits only, so a crop 9–10 bits from its window is found by chance, while the look-alikes
-    /// those bits let through must all be judged: a million realistic rows took 57.85 s at 10 in
-    /// every window (judging 26.1 → 34.0 s), past the minute's margin, for 34 more of 34,170
-    /// families; at 10 in the four corners alone, 33 more (33,934 → 33,967) in 52.59 / 53.92 s
-    /// against 50.99 / 53.29 s (bench/RESULTS.md, "Crop radius 10").
+    /// `narrowCropRadius`: all but the `interleavedWindowsLargeLibraries`). There a probe finds
+    /// hashes exactly to 5 bits only, so a crop 9–10 bits from its window is found by chance,
+    /// while the look-alikes those bits let through must all be judged: a million realistic rows
+    /// took 57.85 s at 10 in every window (judging 26.1 → 34.0 s), past the minute's margin, for
+    /// 34 more of 34,170 families; at 10 in the four corners alone, 33 more (33,934 → 33,967) in
+    /// 52.59 / 53.92 s against 50.99 / 53.29 s (bench/RESULTS.md, "Crop radius 10").
     static let cropRadiusLargeLibraries = 8
+
+    /// The crop windows probed in the second and third cuts of the frames where the tables have
+    /// 3 pieces (`sized(for:)`), at `cropRadius`: the four 90% corner windows, where a crop of
+    /// two sides lands, and, since the fiftieth session, the bands without the top or the bottom
+    /// 20%, where a crop of one end lands (a 22% cut off the top lies 5–9 bits off window 55,
+    /// past what a probe of the first cut finds for sure). The bands in the cuts: a million
+    /// realistic rows' families found 34,062 → 34,071, planted copies with their photo
+    /// 67,896 → 67,937, the search alone 1.06 times as long (bench/RESULTS.md, "The caption
+    /// bands in the cuts"). These are the default `overlayWindows`, which the search's hashes
+    /// hold; the other four bands are not held.
+    static let interleavedWindowsLargeLibraries: [Int] = cornerWindows
 
     /// The four 90% windows in the corners (each leaves out a band of 10% along two sides), and
     /// the bands without the top or the bottom 20% (a caption band across one end).

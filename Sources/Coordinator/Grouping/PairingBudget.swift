@@ -12,7 +12,7 @@
 /// million (bench/grouping.sh) and never reach it. The bound: 42 a photo through the default
 /// plan's six overlay windows and the rest, or 8 + 6 × 1 million in all if more; 42 million
 /// candidates (670 MB while sorted) were a million photos all alike. Where the plan also looks
-/// up the corner windows in other cuts of the frames (`CandidateSearch+Interleaved`), each cut
+/// up some windows in other cuts of the frames (`CandidateSearch+Interleaved`), each cut
 /// keeps one overlay window's budget more: 48 a photo with the default plan's two.
 struct PairingBudget: Sendable, Equatable {
     var frames: Int

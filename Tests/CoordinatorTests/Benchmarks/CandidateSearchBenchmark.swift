@@ -121,17 +121,21 @@ struct CandidateSearchBenchmark {
             }
         }
         // CULL_BENCH_PLANS=interleaved: the plan grouping uses at this size (`sized(for:)`) with
-        // the corner windows in the second and third cuts, in the second only, and in neither,
-        // in turn, tables built each time.
+        // its interleaved windows in the second and third cuts, the corner windows alone there,
+        // the interleaved windows in the second cut only, and in neither, in turn, tables built
+        // each time.
         if choice == "interleaved" {
             let sized = CandidatePlan().sized(for: library.count)
-            var dealtOnly = sized, without = sized
+            var cornersOnly = sized, dealtOnly = sized, without = sized
+            cornersOnly.interleavedCropWindows = CandidatePlan.cornerCropWindows
             dealtOnly.interleavedCuts = [.dealt]
             without.interleavedCropWindows = []
             func name(_ plan: CandidatePlan) -> String {
-                plan.interleavedCropWindows.isEmpty ? "first cut only" : plan.interleavedCuts.count == 1 ? "corners in a second cut" : "corners in a second and third cut"
+                let windows = plan.interleavedCropWindows == CandidatePlan.cornerCropWindows ? "corners" : "windows \(plan.interleavedCropWindows)"
+                return plan.interleavedCropWindows.isEmpty ? "first cut only"
+                    : plan.interleavedCuts.count == 1 ? "\(windows) in a second cut" : "\(windows) in a second and third cut"
             }
-            for plan in (0..<3).flatMap({ _ in [sized, dealtOnly, without] }) {
+            for plan in (0..<3).flatMap({ _ in [sized, cornersOnly, dealtOnly, without] }) {
                 let hashes = library.compactHashes(plan: plan)
                 let ((candidates, build), seconds) = Self.timed {
                     let (search, build) = Self.timed { CandidateSearch(hashes, threads: Self.cores) }
