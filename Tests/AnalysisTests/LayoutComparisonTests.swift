@@ -158,4 +158,20 @@ struct LayoutComparisonTests {
         }
         #expect(flatCompared > 100, "too few windows with flat areas: \(flatCompared)")
     }
+
+    @Test("one window's averages from running sums on the stack are a sampler's, for thumbnails and detail layouts, on every grid the judge asks")
+    func averagesOfOneWindow() {
+        var random = SplitMix64(seed: 5)
+        let windows = [FeatureWindow.full, FeatureWindow.crops[17], FeatureWindow.crops[53], FeatureWindow(x: 0.03, y: 0.11, width: 0.81, height: 0.77)]
+        for side in [LayoutThumbnail.side, DetailLayout.side] {
+            let plane = (0..<side * side).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let sampler = AreaSampler(GrayImage(width: side, height: side, pixels: plane))
+            for window in windows {
+                for grid in [ChromaLayout.comparisonSide, ColourMask.side, 7] {
+                    let averages = LayoutThumbnail.averages(ofPlane: plane, side: side, in: window, columns: grid, rows: grid)
+                    #expect(averages == sampler.cells(window, columns: grid, rows: grid), "side \(side), \(window), grid \(grid)")
+                }
+            }
+        }
+    }
 }

@@ -45,17 +45,22 @@ struct LayoutCellCacheTests {
         #expect(made == 3 && cache.hits == 0)
     }
 
-    @Test("a photo's cells are those the judge works out, through the thumbnails' kept sums")
+    @Test("a photo's cells are those the judge works out, through the kept sums of its thumbnail or its detail layout")
     func photosCells() throws {
         // Twelve photos of different layouts, more than the four kept sums: their windows come
-        // interleaved, so sums are evicted and made again, mirrored and not.
+        // interleaved, so sums are evicted and made again, mirrored and not. Every third keeps
+        // a detail layout, which the judge reads instead of its thumbnail.
         var random = SplitMix64(seed: 61)
-        let photos = (0..<12).map { id in
-            GroupingPhoto(id: Int64(id), path: "/\(id).jpg", sha256: [UInt8(id)], pHash: 0, dHash: 0,
-                          thumbnail: (0..<LayoutThumbnail.side * LayoutThumbnail.side).map { _ in UInt8.random(in: 0...255, using: &random) },
-                          width: 640, height: 480, fileSize: 1000, sharpness: 1,
-                          contentBox: id % 2 == 0 ? FeatureWindow(x: 0.05, y: 0.1, width: 0.9, height: 0.8) : nil)
+        func plane(_ side: Int) -> [UInt8] { (0..<side * side).map { _ in UInt8.random(in: 0...255, using: &random) } }
+        var photos: [GroupingPhoto] = []
+        for id in 0..<12 {
+            let box: FeatureWindow? = id % 2 == 0 ? FeatureWindow(x: 0.05, y: 0.1, width: 0.9, height: 0.8) : nil
+            let detail: [UInt8] = id % 3 == 0 ? plane(DetailLayout.side) : []
+            photos.append(GroupingPhoto(id: Int64(id), path: "/\(id).jpg", sha256: [UInt8(id)], pHash: 0, dHash: 0,
+                                        thumbnail: plane(LayoutThumbnail.side), width: 640, height: 480, fileSize: 1000, sharpness: 1,
+                                        contentBox: box, detail: detail))
         }
+        #expect(photos.filter { $0.hasDetail }.count == 4)
         let slots = [0, 1, 17, FeatureWindow.crops.count, Int(Candidate.mirrorSlot), Int(Candidate.contentSlot)]
         var cache = LayoutCellCache(capacity: 8)
         for round in 0..<3 {
@@ -68,12 +73,17 @@ struct LayoutCellCacheTests {
                 }
             }
         }
-        // A photo's windows are resampled from one sum of its thumbnail and one of its mirror
-        // image, each round (twelve photos evict each other between rounds).
-        #expect(cache.misses == 3 * photos.count * slots.count && cache.tables.fills == 3 * photos.count * 2, "\(cache.tables.fills)")
+        // A photo's windows are resampled from one sum of its plane and one of its mirror image:
+        // the thumbnail's, each round for the eight without a detail layout (they evict each
+        // other between rounds); the detail layout's for the four that keep one, in tables of
+        // their own, at least once each and at most each round.
+        #expect(cache.misses == 3 * photos.count * slots.count)
+        #expect(cache.tables.fills == 3 * 8 * 2, "\(cache.tables.fills)")
+        #expect((4 * 2...3 * 4 * 2).contains(cache.planeTables.fills), "\(cache.planeTables.fills)")
         // Without a cache the judge's own cells.
         var none = LayoutCellCache(capacity: 0)
         #expect(none.cells(row: 0, slot: 5, of: photos[3]).ranks == PairJudge.cells(photos[3], 5))
+        #expect(none.cells(row: 0, slot: 5, of: photos[4]).ranks == PairJudge.cells(photos[4], 5))
 
         // Entries are refilled in place: cells a caller still holds keep their values when their
         // place is refilled for another photo (one place: every lookup evicts the last).

@@ -19,7 +19,10 @@ struct LayoutCellCache {
     /// asked once whatever is kept.
     private var plainByRow: [UInt8]
     private let mask: Int
+    /// The running sums of the thumbnails resampled lately, and of the detail layouts
+    /// (`GroupingPhoto.comparedPlane`) of textured photos.
     private(set) var tables = ThumbnailTables()
+    private(set) var planeTables = ThumbnailTables(side: DetailLayout.side)
     private(set) var hits = 0
     private(set) var misses = 0
 
@@ -57,25 +60,27 @@ struct LayoutCellCache {
     /// worked out lately.
     mutating func cells(row: Int32, slot: Int, of photo: GroupingPhoto) -> LayoutThumbnail.RankedCells {
         if let kept = kept(row: row, slot: slot) { return kept }
-        let side = LayoutThumbnail.side
-        // A textured photo's cells come from its detail layout (`PairJudge.cells`), summed each
-        // time: few photos keep one, and the tables hold thumbnails.
-        guard !keys.isEmpty, photo.thumbnail.count == side * side, !photo.hasDetail else {
+        let (plane, side) = photo.comparedPlane
+        guard !keys.isEmpty, plane.count == side * side else {
             return keep(LayoutThumbnail.RankedCells(PairJudge.cells(photo, slot)), row: row, slot: slot)
         }
-        // Resampled from the thumbnail's running-sum table kept in `tables` (the same cells as
-        // `PairJudge.cells`, without summing the thumbnail again for each of its windows), into
-        // the storage of the entry it replaces: taken out of the table while it is refilled,
-        // so that no other reference keeps the refill from working in place.
+        // Resampled from the plane's running-sum table kept in `tables` (`planeTables` for a
+        // textured photo's detail layout; the same cells as `PairJudge.cells`, without summing
+        // the plane again for each of its windows), into the storage of the entry it replaces:
+        // taken out of the table while it is refilled, so that no other reference keeps the
+        // refill from working in place.
         let key = Self.key(row: row, slot: slot), index = place(of: key)
         var entry = LayoutThumbnail.RankedCells([])
         swap(&entry, &values[index])
         let mirrored = slot == Int(Candidate.mirrorSlot), window = PairJudge.window(photo, slot)
-        let range = tables.range(row: row, mirrored: mirrored) { mirrored ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail }
-        tables.withTable(range) { table in
-            let cells = LayoutThumbnail.comparisonSide
-            entry.refill(averages: cells * cells) { AreaSampler.cells(ofTable: table, width: side, height: side, window, columns: cells, rows: cells, into: $0) }
+        func resample(from tables: inout ThumbnailTables) {
+            let range = tables.range(row: row, mirrored: mirrored) { mirrored ? LayoutThumbnail.mirrored(plane, side: side) : plane }
+            tables.withTable(range) { table in
+                let cells = LayoutThumbnail.comparisonSide
+                entry.refill(averages: cells * cells) { AreaSampler.cells(ofTable: table, width: side, height: side, window, columns: cells, rows: cells, into: $0) }
+            }
         }
+        if side == planeTables.side { resample(from: &planeTables) } else { resample(from: &tables) }
         keys[index] = key
         values[index] = entry
         return entry
@@ -109,14 +114,22 @@ struct LayoutCellCache {
     }
 }
 
-/// The running-sum tables (`AreaSampler.fillTable`) of the last few thumbnails whose windows
-/// were resampled, least recently used out. A pair's pairings resample several windows of each
-/// photo, and a thread's pairs come sorted by their first photo, so most windows are of a
-/// thumbnail summed a moment before; summing it (1,024 additions) was about a third of
-/// working out a window's ranked cells.
+/// The running-sum tables (`AreaSampler.fillTable`) of the last few thumbnails (or detail
+/// layouts: planes of another `side`) whose windows were resampled, least recently used out. A
+/// pair's pairings resample several windows of each photo, and a thread's pairs come sorted by
+/// their first photo, so most windows are of a thumbnail summed a moment before; summing it
+/// (1,024 additions) was about a third of working out a window's ranked cells. A detail layout
+/// (4,096 additions) summed each time was 1.7% of a million realistic rows' grouping (perf).
 struct ThumbnailTables {
     static let count = 4
-    static let size = (LayoutThumbnail.side + 1) * (LayoutThumbnail.side + 1)
+    /// The planes' side, and the size of one's table.
+    let side: Int
+    let size: Int
+
+    init(side: Int = LayoutThumbnail.side) {
+        self.side = side
+        size = (side + 1) * (side + 1)
+    }
     /// Per entry: its row and whether mirrored (`row << 1 | mirrored`, `.max` empty), when it
     /// was last used, and its sums (`size` of them). Allocated at the first table: a cache that
     /// keeps nothing (made for one pair) never sums one here.
@@ -134,21 +147,20 @@ struct ThumbnailTables {
         if keys.isEmpty {
             keys = [UInt64](repeating: .max, count: Self.count)
             uses = [UInt64](repeating: 0, count: Self.count)
-            sums = [Double](repeating: 0, count: Self.count * Self.size)
+            sums = [Double](repeating: 0, count: Self.count * size)
         }
         clock += 1
         if let kept = keys.firstIndex(of: key) {
             uses[kept] = clock
-            return kept * Self.size..<(kept + 1) * Self.size
+            return kept * size..<(kept + 1) * size
         }
         var entry = 0  // the least recently used (empty entries were never used)
         for index in 1..<Self.count where uses[index] < uses[entry] { entry = index }
         uses[entry] = clock
-        let range = entry * Self.size..<(entry + 1) * Self.size
+        let range = entry * size..<(entry + 1) * size
         keys[entry] = key
         fills += 1
         let pixels = thumbnail()
-        let side = LayoutThumbnail.side
         sums.withUnsafeMutableBufferPointer { sums in
             pixels.withUnsafeBufferPointer { AreaSampler.fillTable(UnsafeMutableBufferPointer(rebasing: sums[range]), of: $0, width: side, height: side) }
         }

@@ -138,7 +138,7 @@ extension PairJudge {
               photo.thumbnail.count == LayoutThumbnail.side * LayoutThumbnail.side else { return nil }
         let mirrored = slot == Int(Candidate.mirrorSlot), window = window(photo, slot), side = ColourMask.side
         let thumbnail = mirrored ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail
-        let luma = LayoutThumbnail.sampler(thumbnail).cells(window, columns: side, rows: side)
+        let luma = LayoutThumbnail.averages(ofPlane: thumbnail, side: LayoutThumbnail.side, in: window, columns: side, rows: side)
         let chroma = ChromaLayout.cells(of: photo.chroma, in: window, mirrored: mirrored, comparisonSide: side)
         return zip(luma, chroma).map { ColourMask.Cell(luma: $0, cb: $1.cb, cr: $1.cr) }
     }

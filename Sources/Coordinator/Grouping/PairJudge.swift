@@ -353,7 +353,7 @@ struct PairJudge: Sendable {
         let side = ChromaLayout.comparisonSide
         guard photo.thumbnail.count == LayoutThumbnail.side * LayoutThumbnail.side else { return [] }
         let thumbnail = slot == Int(Candidate.mirrorSlot) ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail
-        let luma = LayoutThumbnail.sampler(thumbnail).cells(window(photo, slot), columns: side, rows: side)
+        let luma = LayoutThumbnail.averages(ofPlane: thumbnail, side: LayoutThumbnail.side, in: window(photo, slot), columns: side, rows: side)
         return ColourOrder.colours(luma: luma, chroma: chroma)
     }
 
