@@ -10,9 +10,10 @@ corpus's truth.csv the script draws N crops, half with the aspect locked and hal
 keeping 75-100% of each side at a random place, and measures what candidate search can see of
 the (original, crop) pair: the distance from the crop's whole-frame pHash to the nearest window
 hash of the original. It prints, per band of the share of a side kept and for locked and free
-crops apart, the share of crops within 8 bits (the search's crop radius), within 7 (what its
-probes find exactly below 500,000 photos) and within 5 (exact above), for the plan's 40 crop
-windows (`CandidatePlan.cropWindowsDefault`) and for candidate sets of windows added to them.
+crops apart, the share of crops within 10 bits (the search's crop radius), 8 (the radius of
+most windows in large libraries), 7 (what its probes find exactly below 500,000 photos) and 5
+(exact above), for sets of crop windows: the 56 workers hash (`FeatureWindow.crops`), subsets
+a plan may probe, and 16 windows of other aspects no pipeline hashes yet.
 A crop further than the radius from every window is never paired with its original, whatever
 the judge would say (the hard set's crop15_two of Grey and ColorfulCups, bench/RESULTS.md).
 
@@ -40,6 +41,9 @@ G90_3 = grid(0.9, [0, .05, .1])
 G80 = grid(0.8, [0, .05, .1, .15, .2])
 G80_3 = grid(0.8, [0, .1, .2])
 BANDS6 = [(x, 0, 0.8, 1) for x in (0, .1, .2)] + [(0, y, 1, 0.8) for y in (0, .1, .2)]
+# Windows of other aspects, in the corners (not hashed by any pipeline yet): what a crop that
+# keeps different shares of the two sides (85% x 90%, a free crop) would meet.
+ASPECTS16 = corners(0.85, 0.9) + corners(0.9, 0.85) + corners(0.8, 0.9) + corners(0.9, 0.8)
 # Sets of crop windows a plan may probe, all of them hashed by pipeline 4 and later workers
 # (`FeatureWindow.crops`; the straightened frames are left out: they serve turned crops).
 SETS = {
@@ -47,9 +51,10 @@ SETS = {
     "90% 5x5, 80% 5x5 (56)": G90 + G80 + BANDS6,
     "90% 3x3, 80% 5x5 (40)": G90_3 + G80 + BANDS6,
     "90% 3x3, 80% 3x3 (24)": G90_3 + G80_3 + BANDS6,
+    "90% 5x5, 80% 3x3, 16 aspects (56)": G90 + G80_3 + BANDS6 + ASPECTS16,
 }
 BANDS = [(0.95, 1.0), (0.9, 0.95), (0.85, 0.9), (0.8, 0.85), (0.75, 0.8)]
-RADII = [8, 7, 5]
+RADII = [10, 8, 7, 5]
 
 
 def draw_crop(rng):
@@ -81,7 +86,7 @@ def main():
     print(f"{len(originals)} originals, {len(results)} crops; share of crops within R bits of a window hash of their original")
     for radius in RADII:
         print(f"\nwithin {radius} bits")
-        print(f"{'kept':<10} {'aspect':<7} {'crops':>5}  " + "  ".join(f"{name:>21}" for name in SETS))
+        print(f"{'kept':<10} {'aspect':<7} {'crops':>5}  " + "  ".join(f"{name:>34}" for name in SETS))
         for locked in (True, False):
             for low, high in BANDS:
                 band = [r for l, k, r in results if l == locked and low <= k < high + (1e-9 if high == 1 else 0)]
@@ -89,10 +94,10 @@ def main():
                     continue
                 shares = [sum(r[n] <= radius for r in band) / len(band) for n in SETS]
                 print(f"{low:.2f}-{high:.2f}  {'locked' if locked else 'free':<7} {len(band):>5}  "
-                      + "  ".join(f"{s:>21.3f}" for s in shares))
+                      + "  ".join(f"{s:>34.3f}" for s in shares))
             everything = [r for l, k, r in results if l == locked]
             shares = [sum(r[n] <= radius for r in everything) / len(everything) for n in SETS]
-            print(f"{'all':<10} {'locked' if locked else 'free':<7} {len(everything):>5}  " + "  ".join(f"{s:>21.3f}" for s in shares))
+            print(f"{'all':<10} {'locked' if locked else 'free':<7} {len(everything):>5}  " + "  ".join(f"{s:>34.3f}" for s in shares))
 
 
 if __name__ == "__main__":
