@@ -9,7 +9,9 @@ import Testing
 /// (default /tmp/cull-benchmark-misses.txt). Prints, per edit, the nearest hash distance of the
 /// missed families' copies to their photo (over the frame, the plan's crop windows either way
 /// and the mirror image: past the crop radius, search cannot pair them), each missed family
-/// under the first cause that holds (`whereMissedFamiliesWent`), and for the rows in
+/// under the first cause that holds (`whereMissedFamiliesWent`; of those taken by a look-alike,
+/// whether the photo itself or only its copies went to another family's group, and the first
+/// twelve described: how the copies and the photo relate to the rows they went with), and for the rows in
 /// another photo's duplicate group, what they share with that group's photo. The file lists
 /// each missed copy with that distance and slot, the judge's verdict at that slot, and the real
 /// photo its layout comes from. bench/RESULTS.md, "WebP at full range, and what the million
@@ -67,6 +69,32 @@ struct BenchmarkMisses {
             }
         }
         print("model pairs: \(pairs) (original, copy) pairs of \(Self.modelPairs.joined(separator: ", ")); near on some pairing: \(nearSomewhere)")
+    }
+
+    /// A family taken by a look-alike: where the photo and its near copies went, and for each
+    /// row of another family in a copy's group, how the copy and the photo relate to it
+    /// (verdict on the pairings within reach, frames' distance) beside how the copy relates to
+    /// its photo.
+    func lookAlike(_ library: RealisticLibrary, _ model: FeatureModel, photo: Int, copies: [Int], groups: [PhotoGroup],
+                   groupOf: [Int: Int], plan: CandidatePlan) -> String {
+        func relation(_ a: Int, _ b: Int) -> String {
+            let x = library.photo(a), y = library.photo(b)
+            var cache = LayoutCellCache(capacity: 0)
+            let verdict = PairJudge().relation(x, y, pairings: plan.pairingsWithinReach(x, y), rows: (0, 1), cache: &cache).map { "\($0)" } ?? "none"
+            return "\(verdict) (\((library.frames[a] ^ library.frames[b]).nonzeroBitCount) bits)"
+        }
+        func group(_ row: Int) -> String {
+            guard let index = groupOf[row] else { return "no group" }
+            return "group \(index) (\(groups[index].members.count) rows, keeper \(groups[index].keeper))"
+        }
+        let picture = model.photos[Int(library.sources[photo * RealisticLibrary.chunks])].group
+        return "photo \(photo) (\(picture)) in \(group(photo)); " + copies.map { copy in
+            let others = groupOf[copy].map { groups[$0].members.map { Int($0.photoID) }.filter { library.family($0) != photo } } ?? []
+            return "copy \(copy) \(model.transforms[Int(library.edit[copy])]) in \(group(copy)), to its photo \(relation(copy, photo))"
+                + others.prefix(3).map { other in
+                    ", other \(other) (burst: \(library.burstOf[other] >= 0), copy: \(library.copyOf[other] >= 0)): copy to it \(relation(copy, other)), photo to it \(relation(photo, other))"
+                }.joined()
+        }.joined(separator: "; ")
     }
 
     /// The copy's nearest hash slot to its photo: the distance and which slot (`frame`, `o`k: the
@@ -132,6 +160,7 @@ struct BenchmarkMisses {
             return groups[group].members.contains { library.family(Int($0.photoID)) != library.family(row) }
         }
         var causes: [String: Int] = [:], refusedBy: [String: Int] = [:], refusedPictures: [String: Int] = [:], clusteringLines: [String] = []
+        var lookAlikeLines: [String] = [], lookAlikeWays: [String: Int] = [:]
         for (photo, rows) in copies where !rows.contains(where: { groupOf[$0] != nil && groupOf[$0] == groupOf[photo] }) {
             let photoRow = library.photo(photo)
             let reachable = rows.filter { plan.reaches(library.photo($0), photoRow, pieces: pieces) }
@@ -155,6 +184,12 @@ struct BenchmarkMisses {
             }
             let cause = mixed(photo) || nearCopies.contains(where: mixed) ? "taken by a look-alike" : "left by clustering"
             causes[cause, default: 0] += 1
+            if cause == "taken by a look-alike" {
+                lookAlikeWays[mixed(photo) ? "the photo in a look-alike's group" : "only copies in a look-alike's group", default: 0] += 1
+                if lookAlikeLines.count < 12 {
+                    lookAlikeLines.append(lookAlike(library, model, photo: photo, copies: nearCopies, groups: groups, groupOf: groupOf, plan: plan))
+                }
+            }
             if cause == "left by clustering", clusteringLines.count < 12 {
                 func describe(_ row: Int) -> String {
                     guard let group = groupOf[row] else { return "no group" }
@@ -177,6 +212,8 @@ struct BenchmarkMisses {
             }
         }
         for line in clusteringLines { print("benchmark misses: left by clustering: \(line)") }
+        for line in lookAlikeLines { print("benchmark misses: taken by a look-alike: \(line)") }
+        print("benchmark misses: taken by a look-alike: " + lookAlikeWays.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("benchmark misses: where the missed families went: "
               + causes.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("benchmark misses: refused by the judge, families with a reachable copy judged: "
