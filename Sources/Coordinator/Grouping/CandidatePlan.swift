@@ -51,10 +51,10 @@ struct CandidatePlan: Sendable, Equatable {
     /// anywhere that a million photos' tables lost past the probes, 32 of 164 come within reach
     /// through them so (bench/RESULTS.md, "Where free crops are lost in large libraries").
     var cheapCropWindows: [Int] = []
-    /// Crop windows also probed, at `windowPieceRadius`, in a second table of the frames cut
-    /// into other pieces (`InterleavedBits`, `CandidateSearch+Interleaved`): set by
-    /// `sized(for:)` where the tables have 3 pieces (`interleavedWindowsLargeLibraries`). Each
-    /// must be one of `overlayWindows`, which the search's hashes always hold.
+    /// Crop windows also probed, at `windowPieceRadius`, in further tables of the frames cut
+    /// into other pieces (`interleavedCuts`, `InterleavedBits`, `CandidateSearch+Interleaved`):
+    /// set by `sized(for:)` where the tables have 3 pieces (`interleavedWindowsLargeLibraries`).
+    /// Each must be one of `overlayWindows`, which the search's hashes always hold.
     var interleavedCropWindows: [Int] = []
     /// The cuts of the frames the `interleavedCropWindows` are probed in, each a table and a
     /// pass of its own: dealt, then crossed (`InterleavedBits`). The crossed cut (the

@@ -1,6 +1,7 @@
 /// The corner windows and caption bands looked up again in the frames cut into other pieces
-/// (`InterleavedBits`, `CandidatePlan.interleavedCropWindows`): a pass of its own for each cut after the frames'
-/// pass, its table built when the pass starts and let go when it ends, as an overlay window's.
+/// (`InterleavedBits`, `CandidatePlan.interleavedCropWindows`): a pass of its own for each cut
+/// after the frames' pass, its table built when the pass starts and let go when it ends, as an
+/// overlay window's.
 ///
 /// A pass of its own rather than more queries in the frames' batches: those hold 4,096 rows, a
 /// few of whose queries would fall one to a page of the second table. In the frames' batches

@@ -11,8 +11,8 @@ import Testing
 /// and the mirror image: past the crop radius, search cannot pair them), each missed family
 /// under the first cause that holds (`whereMissedFamiliesWent`; of those taken by a look-alike,
 /// whether the photo itself or only its copies went to another family's group, and the first
-/// twelve described: how the copies and the photo relate to the rows they went with), and for the rows in
-/// another photo's duplicate group, what they share with that group's photo. The file lists
+/// twelve described: how the copies and the photo relate to the rows they went with), and for
+/// the rows in another photo's duplicate group, what they share with that group's photo. The file lists
 /// each missed copy with that distance and slot, the judge's verdict at that slot, and the real
 /// photo its layout comes from. bench/RESULTS.md, "WebP at full range, and what the million
 /// rows still miss", has a run.
@@ -71,6 +71,13 @@ struct BenchmarkMisses {
         print("model pairs: \(pairs) (original, copy) pairs of \(Self.modelPairs.joined(separator: ", ")); near on some pairing: \(nearSomewhere)")
     }
 
+    /// The judge's verdict on two photos over every pairing within the plan's reach (what an
+    /// exact search with the plan would hand it).
+    static func verdictWithinReach(_ a: GroupingPhoto, _ b: GroupingPhoto, plan: CandidatePlan) -> PairRelation? {
+        var cache = LayoutCellCache(capacity: 0)
+        return PairJudge().relation(a, b, pairings: plan.pairingsWithinReach(a, b), rows: (0, 1), cache: &cache)
+    }
+
     /// A family taken by a look-alike: where the photo and its near copies went, and for each
     /// row of another family in a copy's group, how the copy and the photo relate to it
     /// (verdict on the pairings within reach, frames' distance) beside how the copy relates to
@@ -78,9 +85,7 @@ struct BenchmarkMisses {
     func lookAlike(_ library: RealisticLibrary, _ model: FeatureModel, photo: Int, copies: [Int], groups: [PhotoGroup],
                    groupOf: [Int: Int], plan: CandidatePlan) -> String {
         func relation(_ a: Int, _ b: Int) -> String {
-            let x = library.photo(a), y = library.photo(b)
-            var cache = LayoutCellCache(capacity: 0)
-            let verdict = PairJudge().relation(x, y, pairings: plan.pairingsWithinReach(x, y), rows: (0, 1), cache: &cache).map { "\($0)" } ?? "none"
+            let verdict = Self.verdictWithinReach(library.photo(a), library.photo(b), plan: plan).map { "\($0)" } ?? "none"
             return "\(verdict) (\((library.frames[a] ^ library.frames[b]).nonzeroBitCount) bits)"
         }
         func group(_ row: Int) -> String {
@@ -169,11 +174,7 @@ struct BenchmarkMisses {
                 causes[withinRadii ? "past the probes" : "past the radii", default: 0] += 1
                 continue
             }
-            var cache = LayoutCellCache(capacity: 0)
-            let verdicts = reachable.map { row -> PairRelation? in
-                let copy = library.photo(row)
-                return PairJudge().relation(photoRow, copy, pairings: plan.pairingsWithinReach(photoRow, copy), rows: (0, 1), cache: &cache)
-            }
+            let verdicts = reachable.map { Self.verdictWithinReach(photoRow, library.photo($0), plan: plan) }
             let nearCopies = zip(reachable, verdicts).filter { $0.1 == .near }.map(\.0)
             guard !nearCopies.isEmpty else {
                 causes["refused by the judge", default: 0] += 1
