@@ -12,6 +12,9 @@
 # The pairings judged: every one search can make (default); CULL_BENCH_JUDGE_REACH=1 those
 # within the default plan's radii; =frames those and the whole frames (as search returns them
 # when the frames' hashes come within reach too).
+# CULL_BENCH_JUDGE_WINDOW=x,y,width,height: where the second file's frame truly lies in the
+# first (a crop of known geometry): its difference from there as the registered part, as exact
+# area averages and as the descent's point samples (4 and 8 a cell a side).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 db=$1

@@ -50,6 +50,14 @@ extension PairJudge {
     static let registrationSmallest = 0.7
     /// The descent: steps of the centre and width (fractions of the frame) and of the angle.
     static let registrationSteps: [(move: Double, turn: Double)] = [(0.02, 0.026), (0.01, 0.013), (0.005, 0.006)]
+    /// Samples a cell a side (times the plane's pixels per thumbnail pixel) in the descent's last
+    /// stage on a detail layout, against 2 in the others (rules 35). On fine texture the point
+    /// samples still alias: the holdout's 3% crop of a brick wall, at its true window in the
+    /// wall's 64×64 plane, measures 0.050 with 8 samples a side and past the window limit (0.06)
+    /// with 4, where exact area averages give 0.040. Only the last stage pays for them (a
+    /// million rows' judging 26.1 s, as before; one run with every stage at 8 took 28.0 s, within
+    /// this machine's noise but not shown to be free).
+    static let fineSamples = 4
     /// Moves a stage of the descent makes at the most.
     static let registrationMoves = 8
 
@@ -132,8 +140,8 @@ extension PairJudge {
     /// Whether one photo's whole frame registers in the other (starting from the window
     /// `pairing` matched against the other's frame) within `limit` and the part under it is
     /// near the other's frame. Not for two shots with different capture
-    /// times, nor plain graphics (their colour rules decide), nor whole-frame, mirrored or
-    /// overlay pairings.
+    /// times, nor plain graphics (their colour rules decide), nor mirrored or overlay
+    /// pairings, nor whole frames but of a photo and a crop of one of its sides (`frameCrop`).
     func registered(_ a: GroupingPhoto, _ b: GroupingPhoto, from pairing: Grouper.Pairing, within limit: Float, rows: (Int32, Int32),
                     cache: inout LayoutCellCache) -> Bool {
         let side = LayoutThumbnail.side
@@ -141,9 +149,6 @@ extension PairJudge {
               a.width > 0, a.height > 0, b.width > 0, b.height > 0 else { return false }
         if a.isOtherShot(than: b) { return false }
         let crops = 1...FeatureWindow.crops.count, straightened = (FeatureWindow.crops.count + 1)...FeatureWindow.hashedCount
-        // Not from whole frames: frames that nearly agree are far more often two photos alike
-        // than a crop of one. At 300,000 benchmark rows, 9,737 of 10,047 registrations started
-        // from whole frames and 22 of those ended near, against 136 of the 310 from a window.
         // The photo the window lies in, the other, and where the window starts:
         let original: GroupingPhoto, copy: GroupingPhoto, start: RegistrationStart
         switch (pairing.slotA, pairing.slotB) {
@@ -151,6 +156,14 @@ extension PairJudge {
         case (0, let slot) where crops.contains(slot): (original, copy, start) = (b, a, .crop(FeatureWindow.crops[slot - 1]))
         case (let slot, 0) where straightened.contains(slot): (original, copy, start) = (a, b, .straightened(slot - 1))
         case (0, let slot) where straightened.contains(slot): (original, copy, start) = (b, a, .straightened(slot - 1))
+        case (0, 0):
+            // From whole frames only when their shapes say one is a crop of one side of the
+            // other (rules 35, `frameCrop`): frames that nearly agree are far more often two
+            // photos alike than a crop of one. At 300,000 benchmark rows, 9,737 of 10,047
+            // registrations started from whole frames of any shape and 22 of those ended near,
+            // against 136 of the 310 from a window.
+            guard let (larger, smaller) = Self.frameCrop(a, b) else { return false }
+            (original, copy, start) = (larger, smaller, .crop(.full))
         default: return false
         }
         guard let window = Self.register(copy, in: original, from: start, limit: limit) else { return false }
@@ -169,6 +182,32 @@ extension PairJudge {
         strict.frameConfirmation = windowConfirmation
         return strict.directRelation(Self.part(of: original, under: window), copy, pairings: [Grouper.Pairing(slotA: 0, slotB: 0)],
                                      rows: (0, 1), cache: &none, best: &ignored) == .near
+    }
+
+    /// Shapes (width over height) that differ by more than this share (a resized copy rounds
+    /// its sides by a pixel: 1024 × 683 against 6000 × 4000 is 0.05% off) and by less than
+    /// `frameCropLargest`: one side was cut.
+    static let frameCropSmallest = 0.01
+    /// A cut of one side by more than this (a shape 15% off) lies near a band window
+    /// (`FeatureWindow.bands`, 80% of one side), from which registration starts as from any
+    /// window.
+    static let frameCropLargest = 0.15
+
+    /// The two photos, the one with more pixels first, when their whole frames may be a photo
+    /// and a crop of one of its sides (rules 35): shapes `frameCropSmallest` to
+    /// `frameCropLargest` apart, fewer pixels in the narrower shape, and no more along the side
+    /// it did not cut. The holdout's 3% crop of the left of a brick wall pairs through its whole
+    /// frame, 2–10 bits from the original's, and differs from it there by 0.136 (its nearest
+    /// windows, too far off to be paired, by 0.2 and more); registered in the original from the
+    /// whole frame it differs by 0.034 (the window limit is 0.06). Two shots of one camera share
+    /// their shape, so a burst is never registered from its frames.
+    static func frameCrop(_ a: GroupingPhoto, _ b: GroupingPhoto) -> (GroupingPhoto, GroupingPhoto)? {
+        let shapeA = Double(a.width) / Double(a.height), shapeB = Double(b.width) / Double(b.height)
+        let change = abs(shapeA - shapeB) / max(shapeA, shapeB)
+        guard change > frameCropSmallest, change < frameCropLargest, a.width * a.height != b.width * b.height else { return nil }
+        let (larger, smaller) = a.width * a.height > b.width * b.height ? (a, b) : (b, a)
+        let cutWidth = Double(smaller.width) / Double(smaller.height) < Double(larger.width) / Double(larger.height)
+        return (cutWidth ? smaller.height <= larger.height : smaller.width <= larger.width) ? (larger, smaller) : nil
     }
 
     /// The part of `photo` under `window` as a photo of its own: its thumbnail, detail layout (if
@@ -198,9 +237,10 @@ extension PairJudge {
         let cellsSide = LayoutThumbnail.comparisonSide
         let target = LayoutThumbnail.RankedCells(cells(copy, 0))
         // Placements are resampled from the original's detail layout where it keeps one (rules
-        // 33). A comparison cell spans about two of a thumbnail's pixels a side and four of a
+        // 33). A comparison cell spans about two of a thumbnail's pixels a side and five of a
         // detail layout's: twice the samples a side keep each cell near its area average, which
-        // on fine texture the point samples of a 2×2 miss.
+        // on fine texture the point samples of a 2×2 miss. The last stage of the descent doubles
+        // them again on a detail layout (rules 35, `fineSamples`).
         let (plane, side) = original.comparedPlane
         let sampling = side / LayoutThumbnail.side
         let imageAspect = Double(original.width) / Double(original.height), shape = Double(copy.width) / Double(copy.height)
@@ -215,8 +255,9 @@ extension PairJudge {
         }
         // One placement's ranked cells, refilled in place for each (about 60 a registration):
         // not two arrays and a second pass over the ranks for their ties each time.
-        var placed = LayoutThumbnail.RankedCells([])
-        func score(_ window: TurnedWindow, samples: Int = 2) -> Float? {
+        var placed = LayoutThumbnail.RankedCells([]), stageSamples = 2
+        func score(_ window: TurnedWindow, samples: Int? = nil) -> Float? {
+            let samples = samples ?? stageSamples
             guard window.width >= registrationSmallest, window.width <= 1, abs(window.angle) <= largestTurn,
                   window.isInside() else { return nil }
             let values = window.resampled(plane[...], side: side, columns: cellsSide, rows: cellsSide, samples: samples * sampling)
@@ -234,6 +275,11 @@ extension PairJudge {
         // move; pairs that did not mostly started past 1.7 or stayed past 1.4.
         guard var current = best, current.difference <= limit * 1.7 else { return nil }
         for (stage, step) in registrationSteps.enumerated() {
+            if stage == registrationSteps.count - 1, sampling > 1 {
+                stageSamples = fineSamples
+                guard let difference = score(current.window) else { return nil }
+                current.difference = difference
+            }
             for iteration in 0..<registrationMoves {
                 // A descent still far off after one move, or three, is a different picture, not a misfit.
                 if stage == 0, iteration == 1 && current.difference > limit * 1.4 || iteration == 3 && current.difference > limit * 1.2 {
@@ -294,6 +340,11 @@ extension PairJudge {
         }
         let (fx, fy) = (anchor(start.x, start.width), anchor(start.y, start.height))
         var seeds = [box(fx, fy)] + [-2.0, 2, -4, 4].map { box(0.5, 0.5, degrees: $0) }
+        // From the whole frame (`frameCrop`): the box against either end of the side that was
+        // cut too, where a crop of one side lies.
+        if start == .full {
+            seeds += width < 1 ? [box(0, 0.5), box(1, 0.5)] : [box(0.5, 0), box(0.5, 1)]
+        }
         // A crop that kept its pixels: the box of the copy's own width in the original's pixels,
         // against the same edges. An 85% × 90% crop paired through an 80% window starts 5–10%
         // short of it, more than the descent's first moves close before its gates give up

@@ -111,6 +111,24 @@ struct JudgeInternalsMeasurement {
         let direct = judge.directRelation(a, b, pairings: pairings, rows: (0, 1), cache: &none, best: &best)
         guard let best else { return "direct=\(direct.map { "\($0)" } ?? "none")" }
         var text = "direct=\(direct.map { "\($0)" } ?? "none") best=\(best.pairing.slotA)/\(best.pairing.slotB) d=" + String(format: "%.3f", best.difference)
+        // CULL_BENCH_JUDGE_WINDOW=x,y,width,height: where the second photo's frame truly lies in
+        // the first (a crop of known geometry), and how far it is from there as the judge's
+        // registered part (`PairJudge.part`), as exact area averages of the first's plane, and as
+        // the descent's point samples, 4 and 8 a cell a side (`PairJudge.fineSamples`).
+        if let geometry = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE_WINDOW"]?.split(separator: ",").compactMap({ Double($0) }),
+           geometry.count == 4 {
+            let (x, y, width, height) = (geometry[0], geometry[1], geometry[2], geometry[3])
+            let window = TurnedWindow(centreX: x + width / 2, centreY: y + height / 2, width: width, angle: 0,
+                                      imageAspect: Double(a.width) / Double(a.height), shape: Double(b.width) / Double(b.height))
+            let target = LayoutThumbnail.RankedCells(PairJudge.cells(b, 0))
+            func difference(_ cells: [Float]) -> Float { LayoutThumbnail.evidenceDifference(LayoutThumbnail.RankedCells(cells), target) }
+            let (plane, side) = a.comparedPlane
+            let sampled = [4, 8].map { difference(LayoutThumbnail.ranks(window.resampled(plane[...], side: side, columns: 12, rows: 12, samples: $0))) }
+            text += String(format: "; at the true window: part %.3f, area %.3f, sampled %.3f (4) %.3f (8)",
+                           difference(PairJudge.cells(PairJudge.part(of: a, under: window), 0)),
+                           difference(LayoutThumbnail.cells(ofPlane: plane, side: side, in: FeatureWindow(x: x, y: y, width: width, height: height))),
+                           sampled[0], sampled[1])
+        }
         for (original, copy) in [(a, b), (b, a)] {
             let start = best.pairing.slotA == 0 && best.pairing.slotB == 0 ? FeatureWindow(x: 0.04, y: 0.04, width: 0.92, height: 0.92)
                 : best.pairing.slotB == 0 && original.id == a.id && best.pairing.slotA <= FeatureWindow.crops.count ? FeatureWindow.crops[max(0, best.pairing.slotA - 1)]
