@@ -40,4 +40,37 @@ struct ProbedNeighboursTests {
         #expect(groups.map(\.kind) == [.near], "\(groups)")
         #expect(groups.first.map { Set($0.members.map(\.photoID)) } == [1, 2])
     }
+
+    /// Rules 36: the whole frames of a crop of one side are such a pairing too, since registration
+    /// starts from them (rules 35, `PairJudge.startsRegistration`), though they confirm nothing
+    /// by themselves.
+    @Test("a 5% crop of one side of gravel, its frame 6 bits off and missed by the probes, is grouped near with its original beside it")
+    func cropOfOneSideMissedByTheProbes() throws {
+        var original = try GroupingPhoto.analysed(1, "/shoot/a.jpg", TexturedCropsTests.gravel(seed: 7, crop: (0, 0, 512, 512)))
+        var crop = try GroupingPhoto.analysed(2, "/shoot/b.jpg", TexturedCropsTests.gravel(seed: 7, crop: (26, 0, 486, 512)))
+        crop.pHash = original.pHash ^ (0b11 | 0b11 << 22 | 0b11 << 43)
+        // Every window hash far from every other hash (masks 32 bits apart), so that the whole
+        // frames are the one pairing within reach: no other that confirms or registers sends
+        // the pair to be judged again.
+        original.windowPHashes = original.windowPHashes.map { $0 ^ 0x5555_5555_5555_5555 }
+        crop.windowPHashes = crop.windowPHashes.map { $0 ^ 0x3333_3333_3333_3333 }
+        original.mirrorPHash = nil
+        crop.mirrorPHash = nil
+        crop.contentBox = nil
+        var grouper = Grouper()
+        grouper.plan.pieces = 3
+        let plan = grouper.planWithThreshold, frames = Grouper.Pairing(slotA: 0, slotB: 0)
+        try #require(plan.pairingsWithinReach(original, crop) == [frames], "\(plan.pairingsWithinReach(original, crop))")
+        try #require(PairJudge.startsRegistration(frames, original, crop))
+        try #require(!plan.returns(frames, original, crop, pieces: 3), "the premise: the probes miss the frames")
+        let probed = plan.probedPairings(original, crop, pieces: 3)
+        var cache = LayoutCellCache(capacity: 0)
+        try #require(probed.isEmpty || PairJudge().relation(original, crop, pairings: probed, rows: (0, 1), cache: &cache) != .near,
+                     "the premise: what the probes return does not make them near: \(probed)")
+        try #require(PairJudge().relation(original, crop, pairings: [frames], rows: (0, 1), cache: &cache) == .near)
+
+        let groups = try grouper.groups(of: [original, crop], shouldStop: { false })
+        #expect(groups.map(\.kind) == [.near], "\(groups)")
+        #expect(groups.first.map { Set($0.members.map(\.photoID)) } == [1, 2])
+    }
 }

@@ -58,12 +58,13 @@ extension Grouper {
                     if a.windowPHashes.isEmpty, let held = windows?[a.id] { a.windowPHashes = held }
                     if b.windowPHashes.isEmpty, let held = windows?[b.id] { b.windowPHashes = held }
                     // Judged on the pairings within reach only when the probes miss one of
-                    // them that could confirm the pair (one within its limit, or a straightened
-                    // frame, which registers): otherwise search handed the judge all it needed.
+                    // them that could confirm the pair (one within its limit, or one registration
+                    // starts from without a fixed window: a straightened frame, or the whole
+                    // frames of a crop of one side): otherwise search handed the judge all it needed.
                     let reach = plan.pairingsWithinReach(a, b)
                     let missed = reach.contains { pairing in
                         !searched.returns(pairing, a, b, pieces: pieces)
-                            && (PairJudge.throughStraightened(pairing) || judge.confirms(a, b, pairing, rows: rows, cache: &cache))
+                            && (PairJudge.startsRegistration(pairing, a, b) || judge.confirms(a, b, pairing, rows: rows, cache: &cache))
                     }
                     if missed, judge.relation(a, b, pairings: reach, rows: rows, cache: &cache) == .near {
                         found.append((key, true))

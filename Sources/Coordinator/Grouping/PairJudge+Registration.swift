@@ -124,6 +124,14 @@ extension PairJudge {
         }
     }
 
+    /// Whether registration starts from `pairing` of `a` and `b` whatever its difference: a
+    /// straightened frame (rules 21), or the whole frames of a photo and a crop of one of its
+    /// sides (rules 35, `frameCrop`). `Grouper.similarNeighbours` judges a pair again on every
+    /// pairing within reach when the probes missed one of these.
+    static func startsRegistration(_ pairing: Grouper.Pairing, _ a: GroupingPhoto, _ b: GroupingPhoto) -> Bool {
+        throughStraightened(pairing) || pairing == Grouper.Pairing(slotA: 0, slotB: 0) && frameCrop(a, b) != nil
+    }
+
     /// Whether the pairing compares a straightened frame (`FeatureWindow.straightenedWindows`)
     /// of one photo with the other's frame.
     static func throughStraightened(_ pairing: Grouper.Pairing) -> Bool {
