@@ -24,12 +24,24 @@ struct ProbedNeighboursTests {
         crop.pHash = original.windowPHashes[12] ^ (0b11 | 0b11 << 22 | 0b11 << 43)
         crop.mirrorPHash = nil
         crop.contentBox = nil
-        var grouper = Grouper()
-        grouper.plan.pieces = 3  // a large library's tables
-        let plan = grouper.planWithThreshold, missed = Grouper.Pairing(slotA: 13, slotB: 0)
-        try #require(plan.pairingsWithinReach(original, crop).contains(missed))
+        let missed = Grouper.Pairing(slotA: 13, slotB: 0)
+        try #require(Self.largeLibrary.planWithThreshold.pairingsWithinReach(original, crop).contains(missed))
         try #require(PerceptualHash.distance(original.pHash, crop.pHash) <= SimilarNeighbours().hashRadius, "folder neighbours close enough to be looked at")
-        try #require(!plan.returns(missed, original, crop, pieces: 3), "the premise: the probes miss the window")
+        try Self.expectNearThroughNeighbours(original, crop, missed: missed)
+    }
+
+    /// A large library's grouper: tables of 3 pieces.
+    static var largeLibrary: Grouper {
+        var grouper = Grouper()
+        grouper.plan.pieces = 3
+        return grouper
+    }
+
+    /// The premises (the probes miss `missed`, what they return does not make the pair near,
+    /// `missed` alone does) and that the two are grouped near all the same.
+    static func expectNearThroughNeighbours(_ original: GroupingPhoto, _ crop: GroupingPhoto, missed: Grouper.Pairing) throws {
+        let grouper = largeLibrary, plan = grouper.planWithThreshold
+        try #require(!plan.returns(missed, original, crop, pieces: 3), "the premise: the probes miss \(missed)")
         let probed = plan.probedPairings(original, crop, pieces: 3)
         var cache = LayoutCellCache(capacity: 0)
         try #require(probed.isEmpty || PairJudge().relation(original, crop, pairings: probed, rows: (0, 1), cache: &cache) != .near,
@@ -38,7 +50,7 @@ struct ProbedNeighboursTests {
 
         let groups = try grouper.groups(of: [original, crop], shouldStop: { false })
         #expect(groups.map(\.kind) == [.near], "\(groups)")
-        #expect(groups.first.map { Set($0.members.map(\.photoID)) } == [1, 2])
+        #expect(groups.first.map { Set($0.members.map(\.photoID)) } == [original.id, crop.id])
     }
 
     /// Rules 36: the whole frames of a crop of one side are such a pairing too, since registration
@@ -57,20 +69,9 @@ struct ProbedNeighboursTests {
         original.mirrorPHash = nil
         crop.mirrorPHash = nil
         crop.contentBox = nil
-        var grouper = Grouper()
-        grouper.plan.pieces = 3
-        let plan = grouper.planWithThreshold, frames = Grouper.Pairing(slotA: 0, slotB: 0)
-        try #require(plan.pairingsWithinReach(original, crop) == [frames], "\(plan.pairingsWithinReach(original, crop))")
+        let frames = Grouper.Pairing(slotA: 0, slotB: 0), reach = Self.largeLibrary.planWithThreshold.pairingsWithinReach(original, crop)
+        try #require(reach == [frames], "\(reach)")
         try #require(PairJudge.startsRegistration(frames, original, crop))
-        try #require(!plan.returns(frames, original, crop, pieces: 3), "the premise: the probes miss the frames")
-        let probed = plan.probedPairings(original, crop, pieces: 3)
-        var cache = LayoutCellCache(capacity: 0)
-        try #require(probed.isEmpty || PairJudge().relation(original, crop, pairings: probed, rows: (0, 1), cache: &cache) != .near,
-                     "the premise: what the probes return does not make them near: \(probed)")
-        try #require(PairJudge().relation(original, crop, pairings: [frames], rows: (0, 1), cache: &cache) == .near)
-
-        let groups = try grouper.groups(of: [original, crop], shouldStop: { false })
-        #expect(groups.map(\.kind) == [.near], "\(groups)")
-        #expect(groups.first.map { Set($0.members.map(\.photoID)) } == [1, 2])
+        try Self.expectNearThroughNeighbours(original, crop, missed: frames)
     }
 }
