@@ -24,13 +24,26 @@ extension Grouper {
     /// verdict is their colours where they line up best): the end-to-end library's 220,000
     /// generated graphics regrouped in 62 s with them checked, 54 s without, 48 s unchecked. `near` holds each pair's key and the pairings
     /// it was judged on, as seen from its first row.
-    func reachCheck(_ near: [(key: UInt64, pairings: [Pairing])], _ photos: [GroupingPhoto], _ representatives: [Int],
+    ///
+    /// Pairs left without a verdict that came close (`close`, `PairJudge.cameClose`: their best
+    /// pairing within registration's reach, and registration from it found no fit; listed only
+    /// for photos of other pixel counts) are registered again from each pairing within reach
+    /// that search left out and registration starts from whatever its difference
+    /// (`PairJudge.startsRegistration`: a straightened frame, or the whole frames of a photo and
+    /// a crop of one side) when the photo looked for is the smaller (`PairJudge.copyIsSmaller`);
+    /// near if one fits. The fixed pairings had their say (folder neighbours, far fewer, are
+    /// judged again whole: `Grouper.similarNeighbours`). A million realistic rows: a 3% crop of
+    /// gravel 5 bits from its photo's straightened frame, which the probes leave out, its 7
+    /// other pairings judged and none confirming (docs/FEATURES.md, "Close pairs registered from
+    /// the start search left out", has the numbers and what was tried).
+    func reachCheck(_ near: [(key: UInt64, pairings: [Pairing])], close: [ClosePair] = [], _ photos: [GroupingPhoto], _ representatives: [Int],
                     layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
                     shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], apart: [UInt64]) {
+        let pairs = near.map { ClosePair(key: $0.key, pairings: $0.pairings, registrationLimit: nil) } + close
         var checked: (near: [UInt64], similar: [UInt64], apart: [UInt64]) = ([], [], [])
         var start = 0
-        while start < near.count {
-            let part = try reachCheckPart(near[start..<min(near.count, start + reachCheckBatch)], photos, representatives, layouts: layouts,
+        while start < pairs.count {
+            let part = try reachCheckPart(pairs[start..<min(pairs.count, start + reachCheckBatch)], photos, representatives, layouts: layouts,
                                       features: features, shouldStop: shouldStop)
             checked.near += part.near
             checked.similar += part.similar
@@ -40,17 +53,26 @@ extension Grouper {
         return checked
     }
 
+    /// A pair `reachCheck` judges again: its key, the pairings it was judged on (as seen from
+    /// its first row), and for a pair left without a verdict, the difference registration had
+    /// to fit within (`PairJudge.registrationLimit`; nil for a near pair).
+    struct ClosePair: Sendable {
+        var key: UInt64
+        var pairings: [Pairing]
+        var registrationLimit: Float?
+    }
+
     /// Near pairs checked in one part, whose photos' window hashes are read together: at most
     /// 65,536 photos' (about 40 MB with the dictionary), beside the judging batch's layouts.
     /// A million realistic rows have about 8,000 near pairs a judging batch; a library of
     /// look-alike graphics can have as many as the batch's candidates.
     var reachCheckBatch: Int { 32_768 }
 
-    private func reachCheckPart(_ near: ArraySlice<(key: UInt64, pairings: [Pairing])>, _ photos: [GroupingPhoto], _ representatives: [Int],
+    private func reachCheckPart(_ near: ArraySlice<ClosePair>, _ photos: [GroupingPhoto], _ representatives: [Int],
                                 layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
                                 shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], apart: [UInt64]) {
         var ids = Set<Int64>()
-        for (key, _) in near {
+        for key in near.lazy.map(\.key) {
             ids.insert(photos[representatives[Int(key >> 32)]].id)
             ids.insert(photos[representatives[Int(key & 0xFFFF_FFFF)]].id)
         }
@@ -58,7 +80,8 @@ extension Grouper {
         let plan = planWithThreshold, judge = self.judge
         let parts = ParallelChunks.run(count: near.count, threads: threads, chunk: 1024, shouldStop: shouldStop,
                                        initial: { (near: [UInt64](), similar: [UInt64](), apart: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
-            for (key, judged) in near[near.startIndex + range.lowerBound..<near.startIndex + range.upperBound] {
+            for pair in near[near.startIndex + range.lowerBound..<near.startIndex + range.upperBound] {
+                let key = pair.key, judged = pair.pairings
                 let rows = (Int32(key >> 32), Int32(key & 0xFFFF_FFFF))
                 var a = Self.subject(rows.0, photos, representatives, layouts), b = Self.subject(rows.1, photos, representatives, layouts)
                 if a.windowPHashes.isEmpty, let held = windows?[a.id] { a.windowPHashes = held }
@@ -67,7 +90,17 @@ extension Grouper {
                 // on a change of a scene (`PairJudge.plainGraphicsVerdict`): not checked.
                 if found.cache.isPlainGraphic(row: rows.0, make: { PairJudge.isPlainGraphic(a) })
                     && found.cache.isPlainGraphic(row: rows.1, make: { PairJudge.isPlainGraphic(b) }) {
-                    found.near.append(key)
+                    if pair.registrationLimit == nil { found.near.append(key) }
+                    continue
+                }
+                if let within = pair.registrationLimit {
+                    // Registration from the starts search left out: the fixed pairings had
+                    // their say, and registration from the best of them found no fit.
+                    let reach = plan.pairingsWithinReach(a, b)
+                    if reach.contains(where: { !judged.contains($0) && PairJudge.startsRegistration($0, a, b) && PairJudge.copyIsSmaller($0, a, b)
+                                               && judge.registered(a, b, from: $0, within: within, rows: rows, cache: &found.cache) }) {
+                        found.near.append(key)
+                    }
                     continue
                 }
                 // Pairings past their limit only say how far apart the photos are: a verdict can

@@ -22,7 +22,7 @@ struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge` (or the `Analysis` measures it calls),
     /// `CandidateSearch` or `StarClustering` can change groups: a rescan keeps a finished
     /// scan's groups only if this is unchanged.
-    static let rulesVersion = 36
+    static let rulesVersion = 37
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -229,7 +229,8 @@ struct Grouper: Sendable {
         let judge = self.judge
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
                                        progress: { progress?.advance(by: $0) },
-                                       initial: { (near: [UInt64](), nearPairings: [[Pairing]](), similar: [UInt64](), apart: [UInt64](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
+                                       initial: { (near: [UInt64](), nearPairings: [[Pairing]](), similar: [UInt64](), apart: [UInt64](),
+                                                   close: [ClosePair](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
             // A thread's cache serves all its chunks: the next chunk's pairs meet the same photos.
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound
@@ -248,24 +249,34 @@ struct Grouper: Sendable {
                                                            : Pairing(slotA: Int(candidate.slotB), slotB: Int(candidate.slotA)))
                     index += 1
                 }
-                let relation = judge.relation(subject(first.a), subject(first.b), pairings: pairings, rows: (first.a, first.b), cache: &found.cache)
+                var best: PairJudge.BestPairing?
+                let relation = judge.relation(subject(first.a), subject(first.b), pairings: pairings, rows: (first.a, first.b), cache: &found.cache,
+                                              best: &best)
+                // As seen from the pair's first row, as `reachCheck` lists them.
+                func seenFromFirstRow() -> [Pairing] { first.a <= first.b ? pairings : pairings.map { Pairing(slotA: $0.slotB, slotB: $0.slotA) } }
                 switch relation {
                 case .near?:
                     found.near.append(key)
-                    // As seen from the pair's first row, as `reachCheck` lists them.
-                    found.nearPairings.append(first.a <= first.b ? pairings : pairings.map { Pairing(slotA: $0.slotB, slotB: $0.slotA) })
+                    found.nearPairings.append(seenFromFirstRow())
                 case .similar?: found.similar.append(key)
                 case .distinct?: found.apart.append(key)
                 case .otherShot?:
                     found.similar.append(key)
                     found.apart.append(key)
-                case nil: break
+                case nil:
+                    // Only photos of other pixel sizes can be a copy and the photo it was cut
+                    // from (`PairJudge.copyIsSmaller`): no window hashes read for the others.
+                    if let best, PairJudge.cameClose(best),
+                       !PairJudge.onePixelCount(photos[representatives[Int(first.a)]], photos[representatives[Int(first.b)]]) {
+                        found.close.append(ClosePair(key: key, pairings: seenFromFirstRow(), registrationLimit: judge.registrationLimit(best)))
+                    }
                 }
             }
         }
         if shouldStop() { throw CancellationError() }
         let near = parts.flatMap { zip($0.near, $0.nearPairings).map { (key: $0, pairings: $1) } }
-        let checked = try reachCheck(near, photos, representatives, layouts: loaded, features: features, shouldStop: shouldStop)
+        let checked = try reachCheck(near, close: parts.flatMap(\.close), photos, representatives, layouts: loaded, features: features,
+                                     shouldStop: shouldStop)
         return (checked.near, parts.flatMap(\.similar) + checked.similar, parts.flatMap(\.apart) + checked.apart)
     }
 

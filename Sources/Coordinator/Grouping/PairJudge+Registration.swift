@@ -32,6 +32,41 @@ extension PairJudge {
     /// frames, a million rows' judging took 28.3–29.5 s at 2 with that seed against 27.3–27.7 s
     /// before (docs/FEATURES.md, "Registered crops").
     static let registrationReach: Float = 2.0
+
+    /// Whether a pair left without a verdict came close: no pairing within its limit, the best
+    /// within `registrationReach` times it (registration was tried and found no fit).
+    /// `Grouper.reachCheck` judges such a pair again when search left out a pairing that could
+    /// have changed that.
+    static func cameClose(_ best: BestPairing) -> Bool {
+        best.difference > best.limit && best.difference <= best.limit * registrationReach
+    }
+
+    /// Whether the photo `pairing` pairs by its whole frame, the copy registration looks for in
+    /// the other, has fewer pixels than that other: a crop or a straightened crop saved at its
+    /// own size does (for whole frames `frameCrop` asks it). `Grouper.reachCheck` registers a
+    /// close pair from a start search left out only then: two shots or look-alikes of one
+    /// camera share their pixel size.
+    static func copyIsSmaller(_ pairing: Grouper.Pairing, _ a: GroupingPhoto, _ b: GroupingPhoto) -> Bool {
+        let pixelsA = a.width * a.height, pixelsB = b.width * b.height
+        switch (pairing.slotA, pairing.slotB) {
+        case (0, 0): return !onePixelCount(a, b)
+        case (_, 0): return pixelsB < pixelsA
+        case (0, _): return pixelsA < pixelsB
+        default: return false
+        }
+    }
+
+    /// Whether the two photos have as many pixels as each other (neither can be a crop of the
+    /// other saved at its own size: `copyIsSmaller`).
+    static func onePixelCount(_ a: GroupingPhoto, _ b: GroupingPhoto) -> Bool {
+        a.width * a.height == b.width * b.height
+    }
+
+    /// The difference a registered part must come within: the window limit, and half the
+    /// difference of the fixed pairing that came closest (`registrationGain`).
+    func registrationLimit(_ best: BestPairing) -> Float {
+        min(windowConfirmation, best.difference * Self.registrationGain)
+    }
     /// The registered part must differ from the copy by at most this share of the best
     /// pairing's difference: a window that fits removes most of a geometric misfit, while
     /// another shot keeps what changed in it. On the hard set, 37 of the 41 pairs of one photo's
@@ -86,6 +121,14 @@ extension PairJudge {
     func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
                   cache: inout LayoutCellCache) -> PairRelation? {
         var best: BestPairing?
+        return relation(a, b, pairings: pairings, rows: rows, cache: &cache, best: &best)
+    }
+
+    /// `relation`, leaving `best` at the fixed pairing whose windows agreed best (nil when only
+    /// straightened frames were paired): `Grouper.judge` asks it of pairs without a verdict.
+    func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
+                  cache: inout LayoutCellCache, best: inout BestPairing?) -> PairRelation? {
+        best = nil
         let direct = directRelation(a, b, pairings: pairings, rows: rows, cache: &cache, best: &best)
         if direct == .similar, let best, straightenedCopy(a, b, pairings: pairings, best: best, rows: rows, cache: &cache) { return .near }
         guard direct == nil else { return direct }
@@ -94,7 +137,7 @@ extension PairJudge {
         var within = windowConfirmation
         if let best {
             guard best.difference > best.limit else { return nil }
-            within = min(windowConfirmation, best.difference * Self.registrationGain)
+            within = registrationLimit(best)
             if best.difference <= best.limit * Self.registrationReach,
                registered(a, b, from: best.pairing, within: within, rows: rows, cache: &cache) { return .near }
         }
@@ -107,7 +150,7 @@ extension PairJudge {
     /// near pairs again on every pairing within reach.
     func straightenedCopy(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], best: BestPairing,
                           rows: (Int32, Int32), cache: inout LayoutCellCache) -> Bool {
-        straightenedRegistration(a, b, pairings: pairings, within: min(windowConfirmation, best.difference * Self.registrationGain),
+        straightenedRegistration(a, b, pairings: pairings, within: registrationLimit(best),
                                  rows: rows, cache: &cache)
     }
 
