@@ -41,27 +41,6 @@ extension PairJudge {
         best.difference > best.limit && best.difference <= best.limit * registrationReach
     }
 
-    /// Whether the photo `pairing` pairs by its whole frame, the copy registration looks for in
-    /// the other, has fewer pixels than that other: a crop or a straightened crop saved at its
-    /// own size does (for whole frames `frameCrop` asks it). `Grouper.reachCheck` registers a
-    /// close pair from a start search left out only then: two shots or look-alikes of one
-    /// camera share their pixel size.
-    static func copyIsSmaller(_ pairing: Grouper.Pairing, _ a: GroupingPhoto, _ b: GroupingPhoto) -> Bool {
-        let pixelsA = a.width * a.height, pixelsB = b.width * b.height
-        switch (pairing.slotA, pairing.slotB) {
-        case (0, 0): return !onePixelCount(a, b)
-        case (_, 0): return pixelsB < pixelsA
-        case (0, _): return pixelsA < pixelsB
-        default: return false
-        }
-    }
-
-    /// Whether the two photos have as many pixels as each other (neither can be a crop of the
-    /// other saved at its own size: `copyIsSmaller`).
-    static func onePixelCount(_ a: GroupingPhoto, _ b: GroupingPhoto) -> Bool {
-        a.width * a.height == b.width * b.height
-    }
-
     /// The difference a registered part must come within: the window limit, and half the
     /// difference of the fixed pairing that came closest (`registrationGain`).
     func registrationLimit(_ best: BestPairing) -> Float {
