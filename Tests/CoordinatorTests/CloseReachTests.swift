@@ -35,7 +35,7 @@ struct CloseReachTests {
         try #require(PairJudge().relation(original, copy, pairings: [frames], rows: (0, 1), cache: &cache, best: &best) == nil)
         let closest = try #require(best)
         try #require(PairJudge.cameClose(closest), "best pairing at \(closest.difference / closest.limit) of its limit")
-        let close = Grouper.ClosePair(key: 1, pairings: [frames], registrationLimit: PairJudge().registrationLimit(closest))
+        let close = Grouper.RecheckedPair(key: 1, pairings: [frames], registrationLimit: PairJudge().registrationLimit(closest))
 
         let checked = try Grouper().reachCheck([], close: [close], [original, copy], [0, 1], layouts: nil, features: nil, shouldStop: { false })
         #expect(checked.near == [1] && checked.similar.isEmpty && checked.apart.isEmpty, "\(checked)")
@@ -56,7 +56,7 @@ struct CloseReachTests {
         let (_, other, _) = try Self.pair(seed: 1, changed: true)
         var otherCache = LayoutCellCache(capacity: 0), otherBest: PairJudge.BestPairing?
         try #require(PairJudge().relation(original, other, pairings: [frames], rows: (0, 1), cache: &otherCache, best: &otherBest) != .near)
-        let otherClose = Grouper.ClosePair(key: 1, pairings: [frames],
+        let otherClose = Grouper.RecheckedPair(key: 1, pairings: [frames],
                                            registrationLimit: PairJudge().registrationLimit(try #require(otherBest)))
         let otherChecked = try Grouper().reachCheck([], close: [otherClose], [original, other], [0, 1], layouts: nil, features: nil,
                                                     shouldStop: { false })

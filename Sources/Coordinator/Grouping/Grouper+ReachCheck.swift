@@ -36,10 +36,10 @@ extension Grouper {
     /// gravel 5 bits from its photo's straightened frame, which the probes leave out, its 7
     /// other pairings judged and none confirming (docs/FEATURES.md, "Close pairs registered from
     /// the start search left out", has the numbers and what was tried).
-    func reachCheck(_ near: [(key: UInt64, pairings: [Pairing])], close: [ClosePair] = [], _ photos: [GroupingPhoto], _ representatives: [Int],
+    func reachCheck(_ near: [(key: UInt64, pairings: [Pairing])], close: [RecheckedPair] = [], _ photos: [GroupingPhoto], _ representatives: [Int],
                     layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
                     shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], apart: [UInt64]) {
-        let pairs = near.map { ClosePair(key: $0.key, pairings: $0.pairings, registrationLimit: nil) } + close
+        let pairs = near.map { RecheckedPair(key: $0.key, pairings: $0.pairings, registrationLimit: nil) } + close
         var checked: (near: [UInt64], similar: [UInt64], apart: [UInt64]) = ([], [], [])
         var start = 0
         while start < pairs.count {
@@ -56,7 +56,7 @@ extension Grouper {
     /// A pair `reachCheck` judges again: its key, the pairings it was judged on (as seen from
     /// its first row), and for a pair left without a verdict, the difference registration had
     /// to fit within (`PairJudge.registrationLimit`; nil for a near pair).
-    struct ClosePair: Sendable {
+    struct RecheckedPair: Sendable {
         var key: UInt64
         var pairings: [Pairing]
         var registrationLimit: Float?
@@ -68,7 +68,7 @@ extension Grouper {
     /// look-alike graphics can have as many as the batch's candidates.
     var reachCheckBatch: Int { 32_768 }
 
-    private func reachCheckPart(_ near: ArraySlice<ClosePair>, _ photos: [GroupingPhoto], _ representatives: [Int],
+    private func reachCheckPart(_ near: ArraySlice<RecheckedPair>, _ photos: [GroupingPhoto], _ representatives: [Int],
                                 layouts: [Int64: PhotoLayout]?, features: (any GroupingFeatureSource)?,
                                 shouldStop: @escaping @Sendable () -> Bool) throws -> (near: [UInt64], similar: [UInt64], apart: [UInt64]) {
         var ids = Set<Int64>()

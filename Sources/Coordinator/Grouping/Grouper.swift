@@ -230,7 +230,7 @@ struct Grouper: Sendable {
         let parts = ParallelChunks.run(count: batch.count, threads: threads, chunk: 2048, shouldStop: shouldStop,
                                        progress: { progress?.advance(by: $0) },
                                        initial: { (near: [UInt64](), nearPairings: [[Pairing]](), similar: [UInt64](), apart: [UInt64](),
-                                                   close: [ClosePair](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
+                                                   close: [RecheckedPair](), cache: LayoutCellCache(rows: representatives.count)) }) { range, found in
             // A thread's cache serves all its chunks: the next chunk's pairs meet the same photos.
             var index = batch.lowerBound + range.lowerBound
             let upper = batch.lowerBound + range.upperBound
@@ -268,7 +268,7 @@ struct Grouper: Sendable {
                     // from (`PairJudge.copyIsSmaller`): no window hashes read for the others.
                     if let best, PairJudge.cameClose(best),
                        !PairJudge.onePixelCount(photos[representatives[Int(first.a)]], photos[representatives[Int(first.b)]]) {
-                        found.close.append(ClosePair(key: key, pairings: seenFromFirstRow(), registrationLimit: judge.registrationLimit(best)))
+                        found.close.append(RecheckedPair(key: key, pairings: seenFromFirstRow(), registrationLimit: judge.registrationLimit(best)))
                     }
                 }
             }

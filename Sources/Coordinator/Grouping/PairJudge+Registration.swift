@@ -46,6 +46,7 @@ extension PairJudge {
     func registrationLimit(_ best: BestPairing) -> Float {
         min(windowConfirmation, best.difference * Self.registrationGain)
     }
+
     /// The registered part must differ from the copy by at most this share of the best
     /// pairing's difference: a window that fits removes most of a geometric misfit, while
     /// another shot keeps what changed in it. On the hard set, 37 of the 41 pairs of one photo's
