@@ -136,3 +136,55 @@ struct ApartClusteringTests {
         #expect(StarClustering.clusters(count: 3, pairs: pairs, order: [0, 2, 1], apart: apart, distance: frameCloser) == [[0, 1]])
     }
 }
+
+@Suite("Members moved to the group they are most confirmed with", .timeLimit(.minutes(5)))
+struct ClusteringMovesTests {
+    // 0 a photo with copies 1, 2, 3; 4 another photo that passes for 0 (another export of one
+    // picture), with copies 5 and 6 confirmed with it but not with 0. 0 has more partners, so
+    // it becomes a centre first and takes 4.
+
+    @Test("a photo taken by a look-alike goes to the group of its own copies")
+    func backToItsCopies() {
+        let pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (4, 5), (4, 6), (5, 6)]
+        let groups = StarClustering.clusters(count: 7, pairs: pairs, order: [0, 4, 1, 2, 3, 5, 6])
+        // Without the move: [[0, 4, 1, 2, 3], [5, 6]], the copies without their photo.
+        #expect(groups == [[0, 1, 2, 3], [5, 6, 4]], "\(groups)")
+    }
+
+    @Test("copies in no group: the photo becomes their centre")
+    func centreOfItsFreeCopies() {
+        // 5 and 6 are not confirmed with each other: each waits for 4, which 0 took.
+        let pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (4, 5), (4, 6)]
+        let groups = StarClustering.clusters(count: 7, pairs: pairs, order: [0, 4, 1, 2, 3, 5, 6])
+        #expect(groups == [[0, 1, 2, 3], [4, 5, 6]], "\(groups)")
+    }
+
+    @Test("a photo confirmed with as many members where it is stays")
+    func tieStays() {
+        // 4 is confirmed with 0 and 1: two in its group, two copies of its own.
+        let pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (1, 4), (4, 5), (4, 6), (5, 6)]
+        let groups = StarClustering.clusters(count: 7, pairs: pairs, order: [0, 4, 1, 2, 3, 5, 6])
+        #expect(groups == [[0, 4, 1, 2, 3], [5, 6]], "\(groups)")
+    }
+
+    @Test("a member a quorum joiner counted on stays, and a group never shrinks to one")
+    func keepsWhatItsGroupNeeds() {
+        // 4 has three copies of its own (5, 6, 8), two partners in 0's group: 0 and 7, which
+        // joined by quorum through 1, 2 and 4. 4 stays: 7's quorum counted it.
+        let copies = [(0, 1), (0, 2), (0, 3), (0, 4), (4, 5), (4, 6), (4, 8), (5, 6), (5, 8), (6, 8)]
+        let order = [0, 4, 1, 2, 3, 5, 6, 8, 7]
+        #expect(StarClustering.clusters(count: 9, pairs: copies, order: order) == [[0, 1, 2, 3], [5, 6, 8, 4]])
+        let groups = StarClustering.clusters(count: 9, pairs: copies + [(7, 1), (7, 2), (7, 4)], order: order)
+        #expect(groups == [[0, 4, 1, 2, 3, 7], [5, 6, 8]], "\(groups)")
+        // 0 and 4 alone in a group: 4 stays with 0 (0 would be left alone), its copies on their own.
+        let alone = StarClustering.clusters(count: 7, pairs: [(0, 4), (4, 5), (4, 6), (5, 6)], order: [0, 4, 5, 6])
+        #expect(alone == [[0, 4], [5, 6]], "\(alone)")
+    }
+
+    @Test("a photo apart from a member of the other group stays")
+    func apartStays() {
+        let pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (4, 5), (4, 6), (5, 6)]
+        let groups = StarClustering.clusters(count: 7, pairs: pairs, order: [0, 4, 1, 2, 3, 5, 6], apart: [(4, 6)])
+        #expect(groups.first?.contains(4) == true, "\(groups)")
+    }
+}

@@ -16,6 +16,11 @@
 /// 4. Partners confirmed different from each other (`apart`, below; only a bridge that became
 ///    a centre has such partners) cannot all join: it takes first those apart from the fewest
 ///    of its other partners, then the nearest by `distance` (`inTakingOrder`).
+/// 5. Once every group is formed, a member confirmed with more members of another group than
+///    of its own (two at least) moves there if it could have joined it (confirmed with its
+///    centre, or with half of it), or becomes the centre of its partners left in no group when
+///    they are more (`movedToMostConfirmed`): a photo a look-alike with more partners took
+///    goes back to its own edited copies.
 ///
 /// With `isBetterAnchor` (the caller's order of photos by what a group is built around alone:
 /// `Grouper`'s no added borders, then most pixels; by default no photo is better), a group
@@ -27,7 +32,8 @@
 /// not with it were left to form a second group.
 ///
 /// So two photos share a group only if both are confirmed against its centre or its anchor
-/// (itself confirmed against the centre), or one of them against most of the group.
+/// (itself confirmed against the centre), or one of them against most of the group (also
+/// after a move).
 ///
 /// Pairs confirmed *different* (`apart`: a colour variant of one design, which the gray layout
 /// alone calls a copy) never share a group: a photo does not join a group holding one it is
@@ -66,6 +72,10 @@ enum StarClustering {
         for (position, index) in order.enumerated() { rank[index] = position }
         var groupOf = [Int](repeating: -1, count: count)
         var groups: [[Int]] = []
+        // How members joined, for the moves after (`movedToMostConfirmed`): a member that joined
+        // by quorum, and the anchors whose partners a group took, keep their groups as formed.
+        var joinedByQuorum = [Bool](repeating: false, count: count)
+        var anchors = Set<Int>()
         func fits(_ photo: Int, _ members: [Int]) -> Bool {
             guard let theirs = conflicts[photo] else { return true }
             return !members.contains(where: theirs.contains)
@@ -76,6 +86,7 @@ enum StarClustering {
                                           fits: { fits(photo, groups[$0]) }, distance: { distance(photo, groups[$0][0]) }) {
                 groupOf[photo] = joined
                 groups[joined].append(photo)
+                joinedByQuorum[photo] = true
                 continue
             }
             let id = groups.count
@@ -94,6 +105,7 @@ enum StarClustering {
             // million rows about 3 s of one thread.
             if let anchor = members.dropFirst().min(by: isBetterAnchor), isBetterAnchor(anchor, photo) {
                 take(partnersOf: anchor)
+                anchors.insert(anchor)
             }
             guard members.count > 1 else {
                 // A centre that took nobody (its partners all taken, or bridges) is left free: a
@@ -104,6 +116,8 @@ enum StarClustering {
             }
             groups.append(members)
         }
+        movedToMostConfirmed(&groups, groupOf: &groupOf, partners: partners, joinedByQuorum: joinedByQuorum, rank: rank,
+                             settled: { conflicts[$0] != nil || bridge[$0] || anchors.contains($0) }, fits: fits)
         return groups
     }
 
