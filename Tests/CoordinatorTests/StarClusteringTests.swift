@@ -159,12 +159,17 @@ struct ClusteringMovesTests {
         #expect(groups == [[0, 1, 2, 3], [4, 5, 6]], "\(groups)")
     }
 
-    @Test("a photo confirmed with as many members where it is stays")
-    func tieStays() {
-        // 4 is confirmed with 0 and 1: two in its group, two copies of its own.
-        let pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (1, 4), (4, 5), (4, 6), (5, 6)]
-        let groups = StarClustering.clusters(count: 7, pairs: pairs, order: [0, 4, 1, 2, 3, 5, 6])
-        #expect(groups == [[0, 4, 1, 2, 3], [5, 6]], "\(groups)")
+    @Test("of as many partners, the group the photo is confirmed with more completely wins; a full tie stays")
+    func ties() {
+        // 4 is confirmed with 0 and 1, two of the four others in its group, and with both of
+        // its copies 5 and 6: it moves.
+        let halfway = [(0, 1), (0, 2), (0, 3), (0, 4), (1, 4), (4, 5), (4, 6), (5, 6)]
+        let moved = StarClustering.clusters(count: 7, pairs: halfway, order: [0, 4, 1, 2, 3, 5, 6])
+        #expect(moved == [[0, 1, 2, 3], [5, 6, 4]], "\(moved)")
+        // 4 is confirmed with both others of its group (0 and 1) and with both of its copies: it stays.
+        let even = [(0, 1), (0, 4), (1, 4), (4, 5), (4, 6), (5, 6)]
+        let stays = StarClustering.clusters(count: 7, pairs: even, order: [0, 4, 1, 5, 6])
+        #expect(stays == [[0, 4, 1], [5, 6]], "\(stays)")
     }
 
     @Test("a member a quorum joiner counted on stays, and a group never shrinks to one")

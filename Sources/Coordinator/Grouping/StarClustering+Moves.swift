@@ -1,9 +1,10 @@
 extension StarClustering {
     /// Rule 5 (`StarClustering`): once the groups are formed, a member that is not a centre
-    /// moves to the group holding more of its confirmed partners than its own does, two at
-    /// least, when it may join that group as a photo joins any (confirmed with its centre, or
-    /// with half of it), or becomes the centre of a new group of its partners left in no group,
-    /// two at least, when they are more. Centres take their partners in the order of most
+    /// moves to the group it stands better with (`Standing`: confirmed with more of its
+    /// members, two at least, or with as many and a larger share of them) when it may join that
+    /// group as a photo joins any (confirmed with its centre, or with half of it), or becomes
+    /// the centre of a new group of its partners left in no group, two at least, when it stands
+    /// better with them (all of them are its partners). Centres take their partners in the order of most
     /// partners first, so a photo confirmed with a look-alike that has more partners than it
     /// (another export of the same picture) went to that look-alike's group, and its own edited
     /// copies, confirmed with it but not with the look-alike, were left to a group of their own
@@ -49,7 +50,22 @@ extension StarClustering {
         case centre([Int])
     }
 
-    /// Where `photo`, a member of `group`, keeps more of its confirmed partners, if anywhere.
+    /// How a photo stands with a group: how many of its members it is confirmed with, then what
+    /// share of them. Of two groups holding as many of its partners, the one it is confirmed
+    /// with more completely is the tighter home (as `groupByQuorum` prefers the largest share).
+    private struct Standing: Comparable {
+        let count: Int
+        let share: Double
+
+        init(count: Int, of members: Int) {
+            self.count = count
+            share = members > 0 ? Double(count) / Double(members) : 0
+        }
+
+        static func < (a: Standing, b: Standing) -> Bool { (a.count, a.share) < (b.count, b.share) }
+    }
+
+    /// Where `photo`, a member of `group`, stands better (`Standing`), if anywhere.
     private static func bestMove(_ photo: Int, from group: Int, groups: [[Int]], groupOf: [Int], partners: [[Int]], rank: [Int],
                                  settled: (Int) -> Bool, fits: (Int, [Int]) -> Bool) -> Move? {
         var confirmed: [Int: Int] = [:]
@@ -61,15 +77,20 @@ extension StarClustering {
                 free.append(partner)
             }
         }
-        let own = confirmed[group] ?? 0
-        var best: (group: Int, count: Int)?
-        for (other, count) in confirmed where other != group && count >= 2 && count > own {
-            if let best, count < best.count || (count == best.count && other > best.group) { continue }
+        let own = Standing(count: confirmed[group] ?? 0, of: groups[group].count - 1)
+        var best: (group: Int, standing: Standing)?
+        for (other, count) in confirmed where other != group && count >= 2 {
+            let standing = Standing(count: count, of: groups[other].count)
+            guard standing > own else { continue }
+            if let best, standing < best.standing || (standing == best.standing && other > best.group) { continue }
             let members = groups[other]
             guard partners[photo].contains(members[0]) || 2 * count >= members.count, fits(photo, members) else { continue }
-            best = (other, count)
+            best = (other, standing)
         }
-        if free.count >= 2 && free.count > own && free.count > (best?.count ?? 0) { return .centre(free.sorted { rank[$0] < rank[$1] }) }
+        let freeStanding = Standing(count: free.count, of: free.count)
+        if free.count >= 2 && freeStanding > own && best.map({ freeStanding > $0.standing }) ?? true {
+            return .centre(free.sorted { rank[$0] < rank[$1] })
+        }
         return best.map { .join($0.group) }
     }
 }

@@ -17,10 +17,10 @@
 ///    a centre has such partners) cannot all join: it takes first those apart from the fewest
 ///    of its other partners, then the nearest by `distance` (`inTakingOrder`).
 /// 5. Once every group is formed, a member confirmed with more members of another group than
-///    of its own (two at least) moves there if it could have joined it (confirmed with its
-///    centre, or with half of it), or becomes the centre of its partners left in no group when
-///    they are more (`movedToMostConfirmed`): a photo a look-alike with more partners took
-///    goes back to its own edited copies.
+///    of its own (two at least), or with as many and a larger share of them, moves there if it
+///    could have joined it (confirmed with its centre, or with half of it), or becomes the
+///    centre of its partners left in no group when it stands better so (`movedToMostConfirmed`):
+///    a photo a look-alike with more partners took goes back to its own edited copies.
 ///
 /// With `isBetterAnchor` (the caller's order of photos by what a group is built around alone:
 /// `Grouper`'s no added borders, then most pixels; by default no photo is better), a group
