@@ -186,6 +186,17 @@ struct ClusteringMovesTests {
         #expect(alone == [[0, 4], [5, 6]], "\(alone)")
     }
 
+    @Test("a photo that moved in by quorum keeps the members it counted")
+    func movedByQuorumKeepsItsQuorum() {
+        // 1 is in 0's group, confirmed with 0 alone; it moves into 5's group by quorum (6 and 7,
+        // not 5). 6 stands better with 8's group (8, 9, 10) but stays: 1 counted it, and would be
+        // left confirmed with one of [5, 7].
+        let pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (5, 6), (5, 7), (1, 6), (1, 7),
+                     (8, 9), (8, 10), (8, 11), (6, 8), (6, 9), (6, 10)]
+        let groups = StarClustering.clusters(count: 12, pairs: pairs, order: [0, 5, 8, 1, 2, 3, 4, 6, 7, 9, 10, 11])
+        #expect(groups == [[0, 2, 3, 4], [5, 6, 7, 1], [8, 9, 10, 11]], "\(groups)")
+    }
+
     @Test("a photo apart from a member of the other group stays")
     func apartStays() {
         let pairs = [(0, 1), (0, 2), (0, 3), (0, 4), (4, 5), (4, 6), (5, 6)]

@@ -16,8 +16,9 @@ extension StarClustering {
     /// A member stays where it is when its group would keep fewer than two members, when it is
     /// `settled` (an anchor whose partners the group took, a photo in conflicts or a bridge),
     /// when it joined by quorum, or when a member that joined by quorum is confirmed with it
-    /// (that member's quorum counted it). One pass, groups and members in order.
-    static func movedToMostConfirmed(_ groups: inout [[Int]], groupOf: inout [Int], partners: [[Int]], joinedByQuorum: [Bool], rank: [Int],
+    /// (that member's quorum counted it); a member that moved into a group without being
+    /// confirmed with its centre counts as joined by quorum. One pass, groups and members in order.
+    static func movedToMostConfirmed(_ groups: inout [[Int]], groupOf: inout [Int], partners: [[Int]], joinedByQuorum: inout [Bool], rank: [Int],
                                      settled: (Int) -> Bool, fits: (Int, [Int]) -> Bool) {
         for group in groups.indices {
             var position = 1
@@ -33,6 +34,9 @@ extension StarClustering {
                 groups[group].remove(at: position)
                 switch move {
                 case .join(let other):
+                    // Joined without its new centre, it holds its place by quorum: the members
+                    // it counted stay for it, as for any quorum joiner.
+                    joinedByQuorum[photo] = !partners[photo].contains(groups[other][0])
                     groups[other].append(photo)
                     groupOf[photo] = other
                 case .centre(let free):

@@ -116,7 +116,7 @@ enum StarClustering {
             }
             groups.append(members)
         }
-        movedToMostConfirmed(&groups, groupOf: &groupOf, partners: partners, joinedByQuorum: joinedByQuorum, rank: rank,
+        movedToMostConfirmed(&groups, groupOf: &groupOf, partners: partners, joinedByQuorum: &joinedByQuorum, rank: rank,
                              settled: { conflicts[$0] != nil || bridge[$0] || anchors.contains($0) }, fits: fits)
         return groups
     }
