@@ -25,6 +25,7 @@ struct BenchmarkMisses {
     func diagnose() throws {
         let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
         var library = RealisticLibrary.generate(count: Self.count, model: model)
+        let unturned = library
         library.turnHues()
         let photos = (0..<Self.count).map(library.lightPhoto)
         let groups = try Grouper().groups(of: photos, features: GroupingScaleBenchmark.GeneratedFeatures(library: library),
@@ -33,8 +34,14 @@ struct BenchmarkMisses {
         for (index, group) in groups.enumerated() where group.kind != .similar {
             for member in group.members { groupOf[Int(member.photoID)] = index }
         }
+        // Every real pHash, frame and window, sets exactly 32 of its 64 bits (a median
+        // threshold), so real distances are even; rows mixed from eight sources' bytes need not.
+        var ones: [Int: Int] = [:]
+        for row in stride(from: 0, to: library.count, by: 10) { ones[library.frames[row].nonzeroBitCount, default: 0] += 1 }
+        print("benchmark misses: bits set in every tenth row's frame hash: "
+              + ones.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", "))
         try missedFamilies(library, model, groupOf: groupOf)
-        whereMissedFamiliesWent(library, model, groups: groups, groupOf: groupOf)
+        whereMissedFamiliesWent(library, model, groups: groups, groupOf: groupOf, unturned: unturned)
         mixedGroups(library, model, groups)
     }
 
@@ -71,6 +78,19 @@ struct BenchmarkMisses {
         print("model pairs: \(pairs) (original, copy) pairs of \(Self.modelPairs.joined(separator: ", ")); near on some pairing: \(nearSomewhere)")
     }
 
+    /// How many bits apart the pairing's two hashes are.
+    static func bits(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Int {
+        func hash(_ photo: GroupingPhoto, _ slot: Int) -> UInt64 {
+            switch slot {
+            case 0: photo.pHash
+            case Int(Candidate.mirrorSlot): photo.mirrorPHash ?? 0
+            case Int(Candidate.contentSlot): photo.contentPHash ?? 0
+            default: photo.windowPHashes[slot - 1]
+            }
+        }
+        return (hash(a, pairing.slotA) ^ hash(b, pairing.slotB)).nonzeroBitCount
+    }
+
     /// The judge's verdict on two photos over every pairing within the plan's reach (what an
     /// exact search with the plan would hand it).
     static func verdictWithinReach(_ a: GroupingPhoto, _ b: GroupingPhoto, plan: CandidatePlan) -> PairRelation? {
@@ -93,7 +113,11 @@ struct BenchmarkMisses {
             return "group \(index) (\(groups[index].members.count) rows, keeper \(groups[index].keeper))"
         }
         let picture = model.photos[Int(library.sources[photo * RealisticLibrary.chunks])].group
-        return "photo \(photo) (\(picture)) in \(group(photo)); " + copies.map { copy in
+        // The photo's standing in a look-alike's group: how it relates to each member.
+        let standing = groupOf[photo].map { index in
+            " (" + groups[index].members.map { Int($0.photoID) }.filter { $0 != photo }.map { "\($0): \(relation(photo, $0))" }.joined(separator: ", ") + ")"
+        } ?? ""
+        return "photo \(photo) (\(picture)) in \(group(photo))\(standing); " + copies.map { copy in
             let others = groupOf[copy].map { groups[$0].members.map { Int($0.photoID) }.filter { library.family($0) != photo } } ?? []
             return "copy \(copy) \(model.transforms[Int(library.edit[copy])]) in \(group(copy)), to its photo \(relation(copy, photo))"
                 + others.prefix(3).map { other in
@@ -151,8 +175,13 @@ struct BenchmarkMisses {
     /// which a library of distinct photos has fewer of); else `left by clustering`. The first
     /// twelve left by clustering are listed: each copy's group, and the judge's verdict on the
     /// pairings the probes return (`probedPairings`) seen from either photo, and whether the
-    /// copy is in a similar group with the photo.
-    func whereMissedFamiliesWent(_ library: RealisticLibrary, _ model: FeatureModel, groups: [PhotoGroup], groupOf: [Int: Int]) {
+    /// copy is in a similar group with the photo. The first twelve past the probes are listed
+    /// with each copy's pairings within the radii (slots, bits, the judge's verdict on each
+    /// alone); those taken by a look-alike with the photo's verdict against each member of the
+    /// look-alike's group; those refused are judged again on `unturned` (the library before
+    /// `turnHues`): near there is a refusal of the benchmark's hue turn alone.
+    func whereMissedFamiliesWent(_ library: RealisticLibrary, _ model: FeatureModel, groups: [PhotoGroup], groupOf: [Int: Int],
+                                 unturned: RealisticLibrary) {
         let plan = CandidatePlan().sized(for: library.count)
         let pieces = plan.pieces ?? MultiIndexHash.pieceCount(for: library.count)
         var exact = plan
@@ -165,13 +194,23 @@ struct BenchmarkMisses {
             return groups[group].members.contains { library.family(Int($0.photoID)) != library.family(row) }
         }
         var causes: [String: Int] = [:], refusedBy: [String: Int] = [:], refusedPictures: [String: Int] = [:], clusteringLines: [String] = []
-        var lookAlikeLines: [String] = [], lookAlikeWays: [String: Int] = [:]
+        var lookAlikeLines: [String] = [], lookAlikeWays: [String: Int] = [:], probeLines: [String] = [], refusedForHueTurn = 0
         for (photo, rows) in copies where !rows.contains(where: { groupOf[$0] != nil && groupOf[$0] == groupOf[photo] }) {
             let photoRow = library.photo(photo)
             let reachable = rows.filter { plan.reaches(library.photo($0), photoRow, pieces: pieces) }
             guard !reachable.isEmpty else {
                 let withinRadii = rows.contains { exact.reaches(library.photo($0), photoRow, pieces: pieces) }
                 causes[withinRadii ? "past the probes" : "past the radii", default: 0] += 1
+                if withinRadii, probeLines.count < 12 {
+                    // Each copy's pairings within the radii: slots, bits, and the judge's verdict on that pairing alone.
+                    probeLines.append("photo \(photo): " + rows.map { row in
+                        let copy = library.photo(row)
+                        return "\(row) \(model.transforms[Int(library.edit[row])]): " + exact.pairingsWithinReach(photoRow, copy).map { pairing in
+                            let verdict = PairJudge().relation(photoRow, copy, pairing).map { "\($0)" } ?? "none"
+                            return "\(pairing.slotA)-\(pairing.slotB) \(Self.bits(photoRow, copy, pairing)) bits \(verdict)"
+                        }.joined(separator: ", ")
+                    }.joined(separator: "; "))
+                }
                 continue
             }
             let verdicts = reachable.map { Self.verdictWithinReach(photoRow, library.photo($0), plan: plan) }
@@ -181,6 +220,11 @@ struct BenchmarkMisses {
                 for verdict in Set(verdicts.map { $0.map { "\($0)" } ?? "none" }) { refusedBy[verdict, default: 0] += 1 }
                 let picture = model.photos[Int(library.sources[photo * RealisticLibrary.chunks])].group
                 refusedPictures[String(picture.split(separator: "/").last ?? ""), default: 0] += 1
+                // Near with the sources' own hues: refused for the benchmark's hue turn alone
+                // (a colour edit's chroma, turned after the edit, follows no edit of the turned photo).
+                if reachable.contains(where: { Self.verdictWithinReach(unturned.photo(photo), unturned.photo($0), plan: plan) == .near }) {
+                    refusedForHueTurn += 1
+                }
                 continue
             }
             let cause = mixed(photo) || nearCopies.contains(where: mixed) ? "taken by a look-alike" : "left by clustering"
@@ -213,6 +257,7 @@ struct BenchmarkMisses {
             }
         }
         for line in clusteringLines { print("benchmark misses: left by clustering: \(line)") }
+        for line in probeLines { print("benchmark misses: past the probes: \(line)") }
         for line in lookAlikeLines { print("benchmark misses: taken by a look-alike: \(line)") }
         print("benchmark misses: taken by a look-alike: " + lookAlikeWays.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         print("benchmark misses: where the missed families went: "
@@ -220,7 +265,8 @@ struct BenchmarkMisses {
         print("benchmark misses: refused by the judge, families with a reachable copy judged: "
               + refusedBy.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
               + "; their photos' real pictures: "
-              + refusedPictures.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+              + refusedPictures.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+              + "; near without the benchmark's hue turn: \(refusedForHueTurn)")
     }
 
     /// Rows in a duplicate group of another photo's (not their own photo, copy or burst shot):
@@ -270,6 +316,34 @@ extension BenchmarkMisses {
     /// CULL_BENCH_MISSES_FAMILIES: photo rows of the CULL_BENCH_MISSES-row library
     /// (comma-separated), e.g. the ones `diagnose` lists as left by clustering.
     static let families = (environment["CULL_BENCH_MISSES_FAMILIES"] ?? "").split(separator: ",").compactMap { Int($0) }
+
+    /// CULL_BENCH_MISSES_ROWS: rows of the CULL_BENCH_MISSES-row library (comma-separated), e.g. a
+    /// missed family and the look-alike's group that took its photo, grouped together on their own.
+    static let rows = (environment["CULL_BENCH_MISSES_ROWS"] ?? "").split(separator: ",").compactMap { Int($0) }
+
+    /// The listed rows grouped on their own, and the judge's verdict on each pair of them over every
+    /// pairing within the radii: whether the groups a large library formed of them come from
+    /// these rows' own pairs or from others'.
+    @Test("the listed rows grouped on their own", .enabled(if: !rows.isEmpty))
+    func rowsOnTheirOwn() throws {
+        let model = try FeatureModel.load(try #require(Self.environment["CULL_FEATURE_MODEL"], "set CULL_FEATURE_MODEL"))
+        var library = RealisticLibrary.generate(count: Self.count, model: model)
+        let unturned = library
+        library.turnHues()
+        let groups = try Grouper().groups(of: Self.rows.map(library.lightPhoto), features: GroupingScaleBenchmark.GeneratedFeatures(library: library),
+                                          progress: GroupingProgress(), shouldStop: { false })
+        print("rows on their own: " + groups.map { "\($0.kind) \($0.members.map(\.photoID)) keeper \($0.keeper)" }.joined(separator: "; "))
+        let plan = CandidatePlan().sized(for: library.count)
+        // The same rows with their sources' own hues (`turnHues` not applied): whether a verdict
+        // comes from the benchmark's hue turn, which a colour edit's chroma does not commute with.
+        for (index, a) in Self.rows.enumerated() {
+            for b in Self.rows[(index + 1)...] {
+                let verdict = Self.verdictWithinReach(library.photo(a), library.photo(b), plan: plan).map { "\($0)" } ?? "none"
+                let own = Self.verdictWithinReach(unturned.photo(a), unturned.photo(b), plan: plan).map { "\($0)" } ?? "none"
+                print("  \(a)-\(b): \(verdict) (unturned \(own)), family \(library.family(a))-\(library.family(b))")
+            }
+        }
+    }
 
     /// Each listed family (the photo and the rows after it of its family: its burst shots and
     /// planted copies) grouped on its own, and each row's verdict against the photo over every
