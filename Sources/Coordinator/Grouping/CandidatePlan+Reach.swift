@@ -48,16 +48,7 @@ extension CandidatePlan {
         func probed(_ x: UInt64, _ y: UInt64, _ pieceRadius: Int?) -> Bool {
             pieceRadius.map { MultiIndexHash.agreeOnAPiece(x, y, pieces: pieces, within: $0) } ?? true
         }
-        let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot)
-        func hash(_ photo: GroupingPhoto, _ slot: Int) -> UInt64 {
-            switch slot {
-            case 0: photo.pHash
-            case mirror: photo.mirrorPHash ?? 0
-            case content: photo.contentPHash ?? 0
-            default: photo.windowPHashes[slot - 1]
-            }
-        }
-        let x = hash(a, pairing.slotA), y = hash(b, pairing.slotB), bits = (x ^ y).nonzeroBitCount
+        let x = a.pHash(atSlot: pairing.slotA), y = b.pHash(atSlot: pairing.slotB), bits = (x ^ y).nonzeroBitCount
         let window = pairing.slotA >= 1 && pairing.slotA <= FeatureWindow.hashedCount ? pairing.slotA - 1
             : pairing.slotB >= 1 && pairing.slotB <= FeatureWindow.hashedCount ? pairing.slotB - 1 : nil
         guard let window else { return bits <= frameRadius && probed(x, y, framePieceRadius) }
@@ -76,6 +67,19 @@ extension CandidatePlan {
         return interleavedCuts.contains { cut in
             let bits = InterleavedBits.cut(cut, pieces: pieces)
             return MultiIndexHash.agreeOnAPiece(bits(x), bits(y), pieces: pieces, within: windowPieceRadius)
+        }
+    }
+}
+
+extension GroupingPhoto {
+    /// The hash a pairing's slot names: the whole frame (0), a window (k + 1), the mirror image
+    /// or the content box (0 for a photo without one).
+    func pHash(atSlot slot: Int) -> UInt64 {
+        switch slot {
+        case 0: pHash
+        case Int(Candidate.mirrorSlot): mirrorPHash ?? 0
+        case Int(Candidate.contentSlot): contentPHash ?? 0
+        default: windowPHashes[slot - 1]
         }
     }
 }

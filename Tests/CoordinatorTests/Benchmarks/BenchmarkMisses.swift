@@ -78,19 +78,6 @@ struct BenchmarkMisses {
         print("model pairs: \(pairs) (original, copy) pairs of \(Self.modelPairs.joined(separator: ", ")); near on some pairing: \(nearSomewhere)")
     }
 
-    /// How many bits apart the pairing's two hashes are.
-    static func bits(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Int {
-        func hash(_ photo: GroupingPhoto, _ slot: Int) -> UInt64 {
-            switch slot {
-            case 0: photo.pHash
-            case Int(Candidate.mirrorSlot): photo.mirrorPHash ?? 0
-            case Int(Candidate.contentSlot): photo.contentPHash ?? 0
-            default: photo.windowPHashes[slot - 1]
-            }
-        }
-        return (hash(a, pairing.slotA) ^ hash(b, pairing.slotB)).nonzeroBitCount
-    }
-
     /// The judge's verdict on two photos over every pairing within the plan's reach (what an
     /// exact search with the plan would hand it).
     static func verdictWithinReach(_ a: GroupingPhoto, _ b: GroupingPhoto, plan: CandidatePlan) -> PairRelation? {
@@ -207,7 +194,7 @@ struct BenchmarkMisses {
                         let copy = library.photo(row)
                         return "\(row) \(model.transforms[Int(library.edit[row])]): " + exact.pairingsWithinReach(photoRow, copy).map { pairing in
                             let verdict = PairJudge().relation(photoRow, copy, pairing).map { "\($0)" } ?? "none"
-                            return "\(pairing.slotA)-\(pairing.slotB) \(Self.bits(photoRow, copy, pairing)) bits \(verdict)"
+                            return "\(pairing.slotA)-\(pairing.slotB) \((photoRow.pHash(atSlot: pairing.slotA) ^ copy.pHash(atSlot: pairing.slotB)).nonzeroBitCount) bits \(verdict)"
                         }.joined(separator: ", ")
                     }.joined(separator: "; "))
                 }
