@@ -83,7 +83,32 @@ struct RealisticLibrary {
             }
             value |= slotHash & (0xFF << UInt64(8 * c))
         }
-        return value ^ masks[row]
+        value ^= masks[row]
+        return Self.evenDistances ? evened(value, row: row) : value
+    }
+
+    /// Whether hashes are `evened`: only with CULL_BENCH_EVEN_DISTANCES=1. A million rows
+    /// evened found the same families less one (34,108 against 34,109) and joined more rows of
+    /// the same real picture (mixed groups 2,352 → 2,505): odd distances at the radius moved
+    /// out as often as those past it moved in (bench/RESULTS.md, "Even distances"). Every
+    /// figure in RESULTS is of rows as the mosaic makes them.
+    static let evenDistances = ProcessInfo.processInfo.environment["CULL_BENCH_EVEN_DISTANCES"] == "1"
+
+    /// `value` with an even number of bits set. A real pHash sets exactly 32 of its 64 bits (a
+    /// median threshold of 64 DCT coefficients: so do all 1,146 model photos' frames, mirrors
+    /// and content hashes, and all their window hashes), so every distance between real hashes
+    /// is even. A mosaic takes its bytes from eight photos and sets 18–46 bits: its distances
+    /// are odd as often as even, which no real pair is (14 of the 35 crop15_two copies past the
+    /// radii at a million rows lay at 11 bits, where a real pair is 10 or 12). A hash with an
+    /// odd count flips one bit, its family's (`family`: the same position for a photo, its
+    /// copies and its burst shots, in every slot). Two rows of a family that both flip it keep
+    /// their distance; an odd row and an even one move one bit apart or together, to the even
+    /// distance above or below as that bit falls. Balancing every hash to 32 bits was tried and
+    /// made the rows less like real ones (bench/RESULTS.md: a photo and its copy flipped
+    /// different bits); parity needs one bit, and the family's is the same for all its rows.
+    private func evened(_ value: UInt64, row: Int) -> UInt64 {
+        guard value.nonzeroBitCount & 1 == 1 else { return value }
+        return value ^ (1 << ((UInt64(family(row)) &* 0x9E37_79B9_7F4A_7C15) >> 58))
     }
 
     /// A row has borders when every photo it is made of has (a bordered copy's sources all do).
