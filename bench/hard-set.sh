@@ -31,14 +31,11 @@ for corpus in "$hard" "$dev" "$holdout" "$freecrop"; do
   name=$(basename "$corpus")
   .build/release/cull run "$corpus/photos" --db "$work/$name.sqlite" --format csv > "$work/$name.csv" 2> "$work/$name.err"
   echo "== $name"; tail -1 "$work/$name.err"
-  python3 - "$corpus" "$work/$name.csv" "$work/$name.duplicates.csv" <<'PY'
+  python3 bench/duplicate-rows.py "$work/$name.csv" "$work/$name.duplicates.csv"
+  python3 - "$corpus" "$work/$name.csv" <<'PY'
 import collections, csv, os, sys
-root, predicted, duplicates = sys.argv[1:4]
+root, predicted = sys.argv[1:3]
 rows = list(csv.DictReader(open(predicted)))
-with open(duplicates, "w", newline="") as fh:
-    out = csv.DictWriter(fh, fieldnames=["group", "kind", "path", "keeper", "distance"], extrasaction="ignore")
-    out.writeheader()
-    out.writerows(r for r in rows if r["kind"] != "similar")
 truth = {os.path.join(root, r["path"]): (r["group"], r["transform"]) for r in csv.DictReader(open(os.path.join(root, "truth.csv")))}
 scene = lambda path: truth[path][0].split("#")[0]
 similar = collections.defaultdict(set)

@@ -43,6 +43,40 @@ struct ColourVariantGroupingTests {
         #expect(Set(groups) == [[1, 2, 3], [4, 5]], "\(groups)")
     }
 
+    /// The image's gray levels painted in one hue: `tint` gives each level's colour (a sepia
+    /// print, a cyanotype).
+    static func toned(_ image: RGBImage, _ tint: (Double) -> [Double]) -> RGBImage {
+        var out = image
+        for index in stride(from: 0, to: image.pixels.count, by: 3) {
+            let y = 0.299 * Double(image.pixels[index]) + 0.587 * Double(image.pixels[index + 1]) + 0.114 * Double(image.pixels[index + 2])
+            for (offset, value) in tint(y).enumerated() { out.pixels[index + offset] = UInt8(max(0, min(255, value.rounded()))) }
+        }
+        return out
+    }
+
+    static func sepia(_ y: Double) -> [Double] { [y * 1.07, y * 0.74 + 20, y * 0.43 + 10] }
+    static func cyanotype(_ y: Double) -> [Double] { [y * 0.55, y * 0.85 + 10, y * 0.9 + 40] }
+
+    /// Rules 41 (`ChromaLayout.onlyOneToned`): a toned copy's hues follow its grays, so the hue
+    /// and colour-order checks say nothing of it against colours of several hues, as of a gray
+    /// copy; two pictures toned in two hues are still two palettes.
+    @Test("a sepia copy stays with its colour photo; a sepia and a cyanotype print of it stay apart")
+    func tonedCopies() throws {
+        let sepia = Self.toned(Self.design, Self.sepia), cyanotype = Self.toned(Self.design, Self.cyanotype)
+        let photos = [try GroupingPhoto.analysed(1, "/a/design.jpg", Self.design),
+                      try GroupingPhoto.analysed(2, "/a/design-sepia.jpg", sepia)]
+        let frames = photos.map { PairJudge.chromaCells($0, 0) }
+        // The premises: the design has colours of several hues, the copy one, and on hues alone
+        // they are other pictures.
+        try #require(ShapeColours.oneHue(frames[0], minimumCells: 9) == false && ShapeColours.oneHue(frames[1], minimumCells: 9) == true)
+        try #require(ChromaLayout.disagree(frames[0], frames[1]))
+        let groups = Grouper().groups(of: photos)
+        #expect(groups.map { Set($0.members.map(\.photoID)) } == [[1, 2]] && groups.map(\.kind) == [.near], "\(groups)")
+
+        let prints = [try GroupingPhoto.analysed(3, "/b/sepia.jpg", sepia), try GroupingPhoto.analysed(4, "/b/cyanotype.jpg", cyanotype)]
+        #expect(Grouper().groups(of: prints).filter { $0.kind != .similar }.isEmpty)
+    }
+
     @Test("without chroma layouts (rows before pipeline 4) the variant joins the design")
     func grayFeaturesAlone() throws {
         let photos = try library().map { photo in var photo = photo; photo.chroma = []; return photo }

@@ -97,6 +97,25 @@ public enum ChromaLayout {
         return hueDifference(a, b).map { $0 > hueLimit } ?? false
     }
 
+    /// Whether one window is toned and the other is not: a black-and-white copy toned one hue
+    /// (sepia, a cyanotype) against colours of several hues. Each needs `minimumColouredShare`
+    /// of its cells coloured (a gray copy has too few, and the hue check says nothing of it
+    /// anyway), and `ShapeColours.oneHue` says which are one hue. Toning paints every gray level
+    /// with one colour, so the copy's hues and colour order follow its grays, not its
+    /// original's colours: neither `disagree` nor `ColourOrder` can compare the two, as neither
+    /// can compare a gray copy (`ColourMap`, which asks whether an edit took colour away, still
+    /// does). Two windows of one hue each (the warm and the cold palette of one artwork) are
+    /// compared as before, and so is a coloured window with a plain background (`plainColour`):
+    /// a plain graphic's colours are its shapes', judged by `ShapeColours`, which has a rule of
+    /// its own for one monochrome window. (The toned window's grays often make it plain: its
+    /// chroma follows its luma.) Rules 41; bench/RESULTS.md, "Edits no corpus makes; toned copies".
+    public static func onlyOneToned(_ a: [(cb: Float, cr: Float)], _ b: [(cb: Float, cr: Float)]) -> Bool {
+        let minimum = Int((minimumColouredShare * Float(a.count)).rounded(.up))
+        guard let oneHueA = ShapeColours.oneHue(a, minimumCells: minimum),
+              let oneHueB = ShapeColours.oneHue(b, minimumCells: minimum), oneHueA != oneHueB else { return false }
+        return plainColour(oneHueA ? b : a) == nil
+    }
+
     /// Chroma units within which two cells count as one plain colour.
     public static let flatTolerance: Float = 3
 

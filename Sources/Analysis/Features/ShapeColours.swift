@@ -151,23 +151,37 @@ public enum ShapeColours {
     /// cells, or all but `monochromeOutliers` of them within `monochromeHueBand` of their mean
     /// hue. A sepia copy, or a graphic in shades of one colour.
     public static func monochrome(_ cells: [ColourMask.Cell]) -> Bool {
-        var hues: [Float] = []
-        var sumCos: Float = 0, sumSin: Float = 0
-        for cell in cells {
-            guard saturation((cell.cb, cell.cr)) >= ChromaLayout.saturationFloor else { continue }
-            let hue = atan2f(cell.cr, cell.cb)
-            hues.append(hue)
-            sumCos += cosf(hue)
-            sumSin += sinf(hue)
+        oneHue(cells.map { (cb: $0.cb, cr: $0.cr) }) ?? true
+    }
+
+    /// Whether the coloured cells (`ChromaLayout.saturationFloor` or more) are all but
+    /// `monochromeOutliers` of them within `monochromeHueBand` of their mean hue; nil when fewer
+    /// than `minimumCells` are coloured.
+    public static func oneHue(_ chroma: [(cb: Float, cr: Float)], minimumCells: Int = minimumCells) -> Bool? {
+        // Hues as unit vectors: the mean hue is the direction of their sum, and a hue lies
+        // within the band of it when its cosine with the sum is at least the band's (no
+        // trigonometry: the judge asks this of every pairing's windows, `ChromaLayout.onlyOneToned`).
+        var coloured = 0
+        var sumCb: Float = 0, sumCr: Float = 0
+        for cell in chroma {
+            let length = saturation(cell)
+            guard length >= ChromaLayout.saturationFloor else { continue }
+            coloured += 1
+            sumCb += cell.cb / length
+            sumCr += cell.cr / length
         }
-        guard hues.count >= minimumCells else { return true }
-        let mean = atan2f(sumSin, sumCos), band = monochromeHueBand * .pi / 180
-        let outside = hues.reduce(0) { count, hue in
-            var difference = abs(hue - mean)
-            if difference > .pi { difference = 2 * .pi - difference }
-            return count + (difference > band ? 1 : 0)
+        guard coloured >= minimumCells else { return nil }
+        // A sum of zero has no direction: measured from hue 0, as atan2(0, 0) is.
+        let sumLength = saturation((sumCb, sumCr))
+        let mean = sumLength > 0 ? (cb: sumCb / sumLength, cr: sumCr / sumLength) : (cb: Float(1), cr: Float(0))
+        let bandCosine = cosf(monochromeHueBand * .pi / 180)
+        var outside = 0
+        for cell in chroma {
+            let length = saturation(cell)
+            guard length >= ChromaLayout.saturationFloor else { continue }
+            if (cell.cb * mean.cb + cell.cr * mean.cr) / length < bandCosine { outside += 1 }
         }
-        return Float(outside) <= monochromeOutliers * Float(hues.count)
+        return Float(outside) <= monochromeOutliers * Float(coloured)
     }
 
     /// The complex factor w that best maps the first offsets onto the second (least squares),

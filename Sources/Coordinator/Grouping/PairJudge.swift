@@ -328,6 +328,7 @@ struct PairJudge: Sendable {
     static func coloursDisagree(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> Bool {
         guard ChromaLayout.isLayout(a.chroma), ChromaLayout.isLayout(b.chroma) else { return false }
         let chromaA = chromaCells(a, pairing.slotA), chromaB = chromaCells(b, pairing.slotB)
+        if ChromaLayout.onlyOneToned(chromaA, chromaB) { return false }
         if ChromaLayout.disagree(chromaA, chromaB) { return true }
         let coloursA = colourCells(a, pairing.slotA, chroma: chromaA), coloursB = colourCells(b, pairing.slotB, chroma: chromaB)
         guard !coloursA.isEmpty, !coloursB.isEmpty else { return false }  // no thumbnail: rows before pipeline 3
