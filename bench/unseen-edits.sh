@@ -31,6 +31,9 @@ groups = collections.defaultdict(dict)  # path -> {group: kind}; a photo may be 
 for r in rows:
     groups[r["path"]][r["group"]] = r["kind"]
 original = {g: p for p, (g, t) in truth.items() if t == "original"}
+members = collections.defaultdict(list)  # group -> its files
+for p, (g, _) in truth.items():
+    members[g].append(p)
 where = collections.defaultdict(collections.Counter)
 for path, (group, edit) in truth.items():
     if edit == "original":
@@ -38,7 +41,7 @@ for path, (group, edit) in truth.items():
     mine, theirs = groups.get(path, {}), groups.get(original[group], {})
     # Similar groups join a duplicate group through its keeper, which may be another file of
     # the family than the original; copies of one photo may also be grouped apart from it.
-    family = [p for p, (g, _) in truth.items() if g == group and p != path]
+    family = [p for p in members[group] if p != path]
     kin = [kind for g, kind in mine.items() if any(g in groups.get(p, {}) for p in family)]
     where[edit]["with its original" if any(kind != "similar" and g in theirs for g, kind in mine.items())
                 else "similar to its family" if "similar" in kin else "with copies only" if kin

@@ -76,6 +76,8 @@ public enum ShapeColours {
     /// A window all of whose coloured cells (`ChromaLayout.saturationFloor` or more) lie within
     /// this many degrees of one hue, but for `monochromeOutliers` of them, is monochrome.
     public static let monochromeHueBand: Float = 20
+    /// The band's cosine: a hue lies within the band when its cosine with the mean is at least this.
+    static let monochromeBandCosine = cosf(monochromeHueBand * .pi / 180)
     static let monochromeOutliers: Float = 0.03
 
     /// What the two windows' colours say.
@@ -174,12 +176,11 @@ public enum ShapeColours {
         // A sum of zero has no direction: measured from hue 0, as atan2(0, 0) is.
         let sumLength = saturation((sumCb, sumCr))
         let mean = sumLength > 0 ? (cb: sumCb / sumLength, cr: sumCr / sumLength) : (cb: Float(1), cr: Float(0))
-        let bandCosine = cosf(monochromeHueBand * .pi / 180)
         var outside = 0
         for cell in chroma {
             let length = saturation(cell)
             guard length >= ChromaLayout.saturationFloor else { continue }
-            if (cell.cb * mean.cb + cell.cr * mean.cr) / length < bandCosine { outside += 1 }
+            if (cell.cb * mean.cb + cell.cr * mean.cr) / length < monochromeBandCosine { outside += 1 }
         }
         return Float(outside) <= monochromeOutliers * Float(coloured)
     }
