@@ -8,7 +8,9 @@ import Testing
 /// pairs of a database, to find out why two photos were grouped (or not). CULL_BENCH_JUDGE is
 /// "DB.sqlite:PAIRS.tsv"; each line of PAIRS.tsv is "LABEL<TAB>PATH_A<TAB>PATH_B" (paths as
 /// stored). Writes PAIRS.tsv.out: the label and paths, the judge's relation over every pairing
-/// candidate search can make, whether the plain colours differ, each whole frame's plain colour
+/// candidate search can make, whether the plain colours differ, the vignette between the whole
+/// frames if `RadialGain` finds one (rules 42: the frames' `radialRankShift`, the fall-off, and
+/// the frames' difference before and after it is divided out), each whole frame's plain colour
 /// (Cb,Cr), and for each pairing within its limit: its evidence difference, median hue
 /// difference, colour order, largest local change, rank screen, whether the colours disagree, and
 /// the cells off the plain background in either window with `ShapeColours`' comparison
@@ -74,7 +76,8 @@ struct JudgeInternalsMeasurement {
                                                     PairJudge.colourCells(b, pairing.slotB, chroma: chromaB)).map { String(format: "%.2f", $0) } ?? "-"
                 }
                 return "\(pairing.slotA)/\(pairing.slotB) d=" + String(format: "%.3f", difference) + " hue=\(hue) order=\(order)"
-                    + String(format: " change=%.3f screen=%.3f", PairJudge.localChange(a, b, pairing).largestRegion, PairJudge.strongestChange(cellsA, cellsB))
+                    + String(format: " change=%.3f gain=%.3f screen=%.3f", PairJudge.localChange(a, b, pairing).largestRegion,
+                                  PairJudge.regionalGain(a, b, pairing), PairJudge.strongestChange(cellsA, cellsB))
                     + " coloursDisagree=\(PairJudge.coloursDisagree(a, b, pairing))" + " foreground=\(shapes(pairing))"
             }
             if let dump = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE_DUMP"] {
@@ -97,7 +100,15 @@ struct JudgeInternalsMeasurement {
                     break
                 }
             }
-            out += ([line[0], line[1], line[2], relation.map { "\($0)" } ?? "none", "\(PairJudge.plainColoursDiffer(a, b))"] + plain
+            // The vignette fitted between the whole frames, and their difference with it divided out (rules 42).
+            var vignette = "-"
+            if let profile = RadialGain.vignette(a.thumbnail, b.thumbnail, side: LayoutThumbnail.side) {
+                let before = LayoutThumbnail.evidenceDifference(PairJudge.cells(a, 0), PairJudge.cells(b, 0))
+                let after = PairJudge.devignetted(b, against: a).map { LayoutThumbnail.evidenceDifference(PairJudge.cells(a, 0), PairJudge.cells($0, 0)) }
+                let shift = PairJudge.radialRankShift(PairJudge.cells(a, 0), PairJudge.cells(b, 0))
+                vignette = String(format: "vignette shift=%.2f falloff=%.3f frames %.3f -> ", shift, profile.falloff, before) + (after.map { String(format: "%.3f", $0) } ?? "-")
+            }
+            out += ([line[0], line[1], line[2], relation.map { "\($0)" } ?? "none", "\(PairJudge.plainColoursDiffer(a, b))", vignette] + plain
                     + [confirming.joined(separator: "; "), registration(a, b, pairings, judge)]).joined(separator: "\t") + "\n"
         }
         try out.write(toFile: parts[1] + ".out", atomically: true, encoding: .utf8)

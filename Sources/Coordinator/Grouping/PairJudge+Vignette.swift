@@ -1,0 +1,78 @@
+import Analysis
+
+/// Vignettes (rules 42): a copy darkened (or lightened) towards its corners, a global edit that
+/// reads as a change of the scene all round the frame. docs/FEATURES.md, "Vignettes".
+extension PairJudge {
+    /// Whole frames are corrected for a vignette when their difference is within this many
+    /// times the frame limit: a vignette moves the corners' ranks, and a strong one (corners 45%
+    /// darker) takes whole frames of the development and holdout originals to 0.04–0.16, the
+    /// frame limit being 0.09.
+    static let vignetteReach: Float = 3.0
+
+    /// The least `radialRankShift` of frames that are fitted for a vignette. On the 73
+    /// development and holdout originals, their strong and mild vignettes move 141 of 144 pairs
+    /// of frames within `vignetteReach` by 1.5 or more (2.3 at the tenth percentile), and 167 of
+    /// 1,107 pairs of two different originals within it: the fit (`RadialGain.vignette`), which
+    /// costs more, is asked of a seventh of the pairs alike (bench/RESULTS.md, "Vignettes").
+    static let leastRadialShift: Float = 1.5
+
+    /// How far the ranks of the frames' corners (the cells outside the circle that touches the
+    /// frame's sides) moved past those of its middle (the cells within half its radius), either
+    /// way, over how far the ranks moved on average: a vignette moves the corners' ranks one way
+    /// and the middle's the other, and little else, while two photos alike differ all over.
+    static func radialRankShift(_ a: [Float], _ b: [Float]) -> Float {
+        let side = LayoutThumbnail.comparisonSide
+        guard a.count == side * side, b.count == a.count else { return 0 }
+        var corners: Float = 0, middle: Float = 0, moved: Float = 0, cornerCells = 0, middleCells = 0
+        for index in a.indices {
+            let x = (Float(index % side) + 0.5) / Float(side) - 0.5, y = (Float(index / side) + 0.5) / Float(side) - 0.5
+            let squared = x * x + y * y, change = b[index] - a[index]
+            moved += abs(change)
+            if squared >= 0.25 {
+                corners += change
+                cornerCells += 1
+            } else if squared <= 0.0625 {
+                middle += change
+                middleCells += 1
+            }
+        }
+        guard moved > 0 else { return 0 }
+        return abs(corners / Float(cornerCells) - middle / Float(middleCells)) / (moved / Float(a.count))
+    }
+
+    /// Whether the whole frames of `a` and `b`, a pair the pairings left without a verdict or
+    /// called similar, are near once a vignette between them is divided out of `b`
+    /// (`RadialGain`): judged as whole frames are, by every check, at the frame limit. Only
+    /// when search paired the whole frames, the two do not say they are different shots, their
+    /// frames came within `vignetteReach` of the limit with their corners' ranks moved against
+    /// their middle's (`radialRankShift`), and a gain a vignette makes takes away most of their
+    /// mismatch (`RadialGain.vignette`).
+    func devignettedNear(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
+                         cache: inout LayoutCellCache) -> Bool {
+        let frames = Grouper.Pairing(slotA: 0, slotB: 0), side = LayoutThumbnail.side
+        guard pairings.contains(frames), a.thumbnail.count == side * side, b.thumbnail.count == side * side,
+              !a.isOtherShot(than: b),
+              case let (cellsA, cellsB) = (cache.cells(row: rows.0, slot: 0, of: a), cache.cells(row: rows.1, slot: 0, of: b)),
+              LayoutThumbnail.evidenceDifference(cellsA, cellsB) <= frameConfirmation * Self.vignetteReach,
+              Self.radialRankShift(cellsA.ranks, cellsB.ranks) >= Self.leastRadialShift,
+              let devignetted = Self.devignetted(b, against: a) else { return false }
+        var none = LayoutCellCache(capacity: 0), ignored: BestPairing?
+        return directRelation(a, devignetted, pairings: [frames], rows: (0, 1), cache: &none, best: &ignored) == .near
+    }
+
+    /// `photo` with the vignette it shows against `reference` divided out of its thumbnail,
+    /// detail layout and colour; nil when the fitted gain is no vignette (`devignettedNear`).
+    static func devignetted(_ photo: GroupingPhoto, against reference: GroupingPhoto) -> GroupingPhoto? {
+        let side = LayoutThumbnail.side
+        guard let profile = RadialGain.vignette(reference.thumbnail, photo.thumbnail, side: side) else { return nil }
+        var corrected = photo
+        corrected.thumbnail = RadialGain.corrected(photo.thumbnail, side: side, by: profile)
+        if photo.hasDetail { corrected.detail = RadialGain.corrected(photo.detail, side: DetailLayout.side, by: profile) }
+        if let chromaSide = ChromaLayout.side(of: photo.chroma) {
+            let plane = chromaSide * chromaSide
+            corrected.chroma = RadialGain.correctedChroma(photo.chroma[0..<plane], side: chromaSide, by: profile)
+                + RadialGain.correctedChroma(photo.chroma[plane..<(2 * plane)], side: chromaSide, by: profile)
+        }
+        return corrected
+    }
+}
