@@ -73,12 +73,19 @@ struct VignetteGroupingTests {
         #expect(groups.map { Set($0.members.map(\.photoID)) } == [[1, 2, 3]] && groups.map(\.kind) == [.near], "\(groups)")
     }
 
-    @Test("another shot with a vignette on top is still another shot")
+    @Test("another shot with a vignette on top is still another shot; another picture with one is nothing to it")
     func otherShot() throws {
         let original = try GroupingPhoto.analysed(1, "/a/design.jpg", Self.design)
         let shot = try GroupingPhoto.analysed(2, "/a/design-2.jpg", Self.vignetted(Self.relit(Self.design), strength: 0.45))
-        let relation = PairJudge().relation(original, shot, Grouper.Pairing(slotA: 0, slotB: 0))
+        let frames = Grouper.Pairing(slotA: 0, slotB: 0)
+        let relation = PairJudge().relation(original, shot, frames)
         #expect(relation != .near, "\(String(describing: relation))")
         #expect(Grouper().groups(of: [original, shot]).allSatisfy { $0.kind == .similar })
+
+        for seed in [72, 73, 74] {
+            let other = try GroupingPhoto.analysed(3, "/b/other.jpg",
+                                                   Self.vignetted(SyntheticPhoto.make(seed: UInt64(seed), width: 960, height: 720), strength: 0.45))
+            #expect(PairJudge().relation(original, other, frames) != .near && PairJudge().relation(other, original, frames) != .near, "seed \(seed)")
+        }
     }
 }
