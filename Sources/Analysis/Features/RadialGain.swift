@@ -40,9 +40,10 @@ public enum RadialGain {
     static let fittedLevels: ClosedRange<Float> = 8...247
 
     /// Cells per side the gain is fitted on: a vignette is smooth, and 16² cells (2×2 of a
-    /// layout thumbnail's pixels each) fit it as well as 32² at a quarter of the cost. The fit
-    /// is asked of every pair of whole frames close enough to be corrected, most of them two
-    /// photos alike.
+    /// layout thumbnail's pixels each) cost a quarter of 32². The fit is asked of pairs of whole
+    /// frames close enough to be corrected, most of them two photos alike. On 8² cells the
+    /// first fit of the originals' mild vignettes passed the gates in 47 of 73 pairs, on 16² in
+    /// 65 (bench/RESULTS.md, "Vignettes").
     public static let fittedSide = 16
 
     /// The least fall-off (or rise) of the gain to the corners that is a vignette: a tenth.
@@ -52,11 +53,10 @@ public enum RadialGain {
     /// editor makes.
     public static let mostFalloff: Float = 2.0
     /// The share of the two frames' mismatch (tone-matched, mean absolute difference) the gain
-    /// must take away for it to be a vignette: half. On the 73 development and holdout originals
-    /// and their strong (45%) and mild (20%) vignettes, the first fit leaves 0.05–0.45 of the
-    /// mismatch (tenth to ninetieth percentile; 69 of 72 and 68 of 70 under a half), and of the
-    /// 2,628 pairs of two different originals, 1,960 fit a gain past `leastFalloff` and 51 of
-    /// those leave under a half (bench/RESULTS.md, "Vignettes").
+    /// must take away for it to be a vignette: half. On 16² cells, of the 73 development and
+    /// holdout originals' strong (45%) and mild (20%) vignettes, 133 of 146 pairs fit a monotone
+    /// gain past `leastFalloff` first and 131 of those leave under half the mismatch; of the
+    /// 2,628 pairs of two different originals, 661 and 26 (bench/RESULTS.md, "Vignettes").
     public static let explainedShare: Float = 0.5
 
     /// The vignette of `b` over `a`, two planes of `side`² gray levels (a multiple of
@@ -133,7 +133,7 @@ public enum RadialGain {
     /// The squared distance of cell `index` of a `side`² plane from the frame's centre, 1 in the
     /// corners.
     @inline(__always)
-    static func squaredRadius(_ index: Int, side: Int) -> Float {
+    public static func squaredRadius(_ index: Int, side: Int) -> Float {
         let x = (Float(index % side) + 0.5) / Float(side) - 0.5, y = (Float(index / side) + 0.5) / Float(side) - 0.5
         return 2 * (x * x + y * y)
     }

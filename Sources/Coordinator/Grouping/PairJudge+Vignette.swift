@@ -26,13 +26,13 @@ extension PairJudge {
         guard a.count == side * side, b.count == a.count else { return 0 }
         var corners: Float = 0, middle: Float = 0, moved: Float = 0, cornerCells = 0, middleCells = 0
         for index in a.indices {
-            let x = (Float(index % side) + 0.5) / Float(side) - 0.5, y = (Float(index / side) + 0.5) / Float(side) - 0.5
-            let squared = x * x + y * y, change = b[index] - a[index]
+            // 1 in the corners: the circle touching the sides at a half, half its radius at an eighth.
+            let squared = RadialGain.squaredRadius(index, side: side), change = b[index] - a[index]
             moved += abs(change)
-            if squared >= 0.25 {
+            if squared >= 0.5 {
                 corners += change
                 cornerCells += 1
-            } else if squared <= 0.0625 {
+            } else if squared <= 0.125 {
                 middle += change
                 middleCells += 1
             }
