@@ -10,7 +10,10 @@ import Testing
 struct FeatureStorageTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-features-\(UUID())").path
 
-    @Test("mirror hash, content box, chroma layout, band windows and camera EXIF round-trip; a box outside the frame or a chroma layout of the wrong size reads as none")
+    /// A layout thumbnail whose turned frame is not its frame.
+    static let thumbnail: [UInt8] = (0..<LayoutThumbnail.side * LayoutThumbnail.side).map { UInt8(($0 % 32) * 6 + ($0 / 32)) }
+
+    @Test("mirror hash, turned frame, content box, chroma layout, band windows and camera EXIF round-trip; a box outside the frame or a chroma layout of the wrong size reads as none")
     func roundTrip() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try await CullStore.open(path: directory + "/cull.sqlite", on: BlockingQueue(label: "test", limit: 1))
@@ -39,6 +42,7 @@ struct FeatureStorageTests {
                         if let box = boxes[index] { $0.content = box }
                         $0.chroma = Data(repeating: UInt8(100 + index), count: index == 2 ? 127 : 128)
                         if index == 0 { $0.detail = Data((0..<DetailLayout.byteCount).map { UInt8($0 % 251) }) }
+                        if index == 0 { $0.thumbnail = Data(Self.thumbnail) }
                         $0.width = 10
                         $0.height = 10 + UInt32(index)
                         $0.sharpness = 12.5 + Double(index)
@@ -88,6 +92,7 @@ struct FeatureStorageTests {
         #expect(withRows.held == apart.held && withRows.frames == apart.frames && withRows.windows == apart.windows)
         #expect(withRows.windowCounts == apart.windowCounts && withRows.mirrors == apart.mirrors && withRows.hasMirror == apart.hasMirror)
         #expect(withRows.contentRows == apart.contentRows && withRows.contents == apart.contents)
+        #expect(withRows.turns == apart.turns && withRows.hasTurn == apart.hasTurn)
         #expect(features.takeSearchHashes(for: read) == nil, "handed over once")
         let again = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id)))
         #expect(again.features.takeSearchHashes(for: again.photos.reversed()) == nil, "not for the rows in another order")
@@ -95,6 +100,10 @@ struct FeatureStorageTests {
         #expect(crops == Array(repeating: plan.cropWindows.map { windows[$0] }, count: 2).flatMap { $0 })
         #expect(hashes.mirrors == [0xC0FFEE + 2, 0, 0xC0FFEE] && hashes.contentRows == [2] && hashes.contents == [0xFEED])
         #expect(photos.map(\.mirrorPHash) == [0xC0FFEE, nil, 0xC0FFEE + 2], "0 is a worker before pipeline 4: no mirror hash")
+        // The turned frame's pHash is the store's, from the thumbnail; none without one.
+        let turned = try #require(TurnedFrame.pHash(thumbnail: Self.thumbnail))
+        #expect(photos.map(\.turnedPHash) == [turned, nil, nil])
+        #expect(hashes.turns == [0, 0, turned] && hashes.hasTurn == [false, false, true])
         #expect(photos[0].contentBox.map { [$0.x, $0.y, $0.width, $0.height].map { Float($0) } } == [0, 0.1, 1, 0.8])
         #expect(photos[0].contentPHash == 0xFEED)
         #expect(photos[1].contentBox == nil && photos[1].contentPHash == nil)

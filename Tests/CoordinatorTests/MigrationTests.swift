@@ -77,6 +77,77 @@ struct MigrationTests {
         #expect(try database.read { try $0.columns(in: "photo_features").map(\.name) }.contains("detail"))
     }
 
+    @Test("v18 adds the turned frames' hash and notes the stored rows; they get it a page at a time before grouping, rows without a thumbnail keep NULL")
+    func turnedHashesFilled() throws {
+        let database = try DatabaseQueue()
+        try Migrations.migrator.migrate(database, upTo: "v17: detail layouts of textured photos (pipeline 8)")
+        let thumbnails = (1...5).map { seed in (0..<1024).map { UInt8(truncatingIfNeeded: ($0 % 32) * seed + ($0 / 32) * (6 - seed)) } }
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
+            for id in 1...6 {
+                try db.execute(sql: "INSERT INTO photos (id, library_id, path, size, mtime_ns, status) VALUES (?, 1, ?, 1, 1, 'analysed')",
+                               arguments: [id, "/lib/\(id).jpg"])
+                // Photo 6 is a row from before pipeline 3: no thumbnail.
+                try db.execute(sql: "INSERT INTO photo_features (photo_id, thumbnail) VALUES (?, ?)",
+                               arguments: [id, id <= 5 ? Data(thumbnails[id - 1]) : nil])
+            }
+        }
+        try Migrations.migrator.migrate(database)
+        func stored() throws -> [Int64?] {
+            try database.read { db in try Row.fetchAll(db, sql: "SELECT turned_phash FROM photo_features ORDER BY photo_id").map { $0[0] as Int64? } }
+        }
+        #expect(try stored() == Array(repeating: nil, count: 6), "the migration reads no row")
+        // A row stored since (`ResultFence` works its hash out) is left as it is.
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO photos (id, library_id, path, size, mtime_ns, status) VALUES (7, 1, '/lib/7.jpg', 1, 1, 'analysed')")
+            try db.execute(sql: "INSERT INTO photo_features (photo_id, thumbnail, turned_phash) VALUES (7, ?, 42)", arguments: [Data(thumbnails[0])])
+        }
+        var pages: [(filled: Int, done: Bool)] = []
+        while pages.last?.done != true {
+            pages.append(try database.write { db in try Migrations.fillTurnedHashesPage(db, pageSize: 2) })
+            try #require(pages.count <= 4)
+        }
+        #expect(pages.map(\.filled) == [2, 2, 1] && pages.map(\.done) == [false, false, true])
+        let expected = thumbnails.map { TurnedFrame.pHash(thumbnail: $0).map { Int64(bitPattern: $0) } }
+        #expect(try stored() == expected + [nil, 42])
+        #expect(Set(expected.compactMap { $0 }).count > 1)
+        #expect(try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM turned_hashes_pending") } == 0)
+        let after = try database.write { try Migrations.fillTurnedHashesPage($0, pageSize: 2) }
+        #expect(after.filled == 0 && after.done, "nothing waits any more")
+
+        // A database with no stored row notes none.
+        let empty = try DatabaseQueue()
+        try Migrations.migrator.migrate(empty)
+        #expect(try empty.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM turned_hashes_pending") } == 0)
+    }
+
+    @Test("a store opened on a database of v17 fills its stored rows' turned hashes when asked, page by page")
+    func turnedHashesFilledByTheStore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-turned-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/cull.sqlite"
+        let thumbnail = (0..<1024).map { UInt8(truncatingIfNeeded: ($0 % 32) * 5 + $0 / 32) }
+        do {
+            let database = try DatabaseQueue(path: path)
+            try Migrations.migrator.migrate(database, upTo: "v17: detail layouts of textured photos (pipeline 8)")
+            try await database.write { db in
+                try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
+                for id in 1...3 {
+                    try db.execute(sql: "INSERT INTO photos (id, library_id, path, size, mtime_ns, status) VALUES (?, 1, ?, 1, 1, 'analysed')",
+                                   arguments: [id, "/lib/\(id).jpg"])
+                    try db.execute(sql: "INSERT INTO photo_features (photo_id, thumbnail) VALUES (?, ?)", arguments: [id, Data(thumbnail)])
+                }
+            }
+        }
+        let store = try await CullStore.open(path: path, on: BlockingQueue(label: "test", limit: 1))
+        #expect(try await store.fillTurnedHashes(pageSize: 2) == 3)
+        #expect(try await store.fillTurnedHashes(pageSize: 2) == 0, "once")
+        let turned = try #require(TurnedFrame.pHash(thumbnail: thumbnail))
+        let stored = try await store.writer.read { db in try Int64.fetchAll(db, sql: "SELECT turned_phash FROM photo_features ORDER BY photo_id") }
+        #expect(stored == Array(repeating: Int64(bitPattern: turned), count: 3))
+    }
+
     /// The photos' pipeline versions, by id, after a database migrated up to `migration` and
     /// holding one library and `photos` (an INSERT) is migrated to the end.
     static func pipelineVersions(migratedFrom migration: String, photos: String) throws -> [Int64?] {

@@ -46,7 +46,7 @@ public struct FeatureWindow: Sendable, Hashable {
     /// bits of a crop window's hash in 98% of cases under 1.5°, 64% at 4.5–6° and 33% at 6–8°,
     /// and within 8 bits of one of these in 96–100% at every angle up to 8°
     /// (docs/FEATURES.md, "Straightened frames"). `CandidateSort` packs a window's slot in 6
-    /// bits: 61 window hashes at the most.
+    /// bits: 60 window hashes at the most (code 61 is the turned frame, `CandidateSort`).
     public static let straightenings: [Double] = [-3, 3, -6, 6]
     /// How many window hashes a pipeline-6 worker sends: `crops`, then `straightenings`.
     public static let hashedCount = crops.count + straightenings.count

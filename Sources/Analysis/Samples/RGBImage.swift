@@ -28,6 +28,19 @@ public struct RGBImage: Sendable {
         return RGBImage(width: newWidth, height: newHeight, pixels: out)
     }
 
+    /// The image turned a quarter turn, clockwise or not: a copy whose pixels were turned.
+    public func turned(clockwise: Bool) -> RGBImage {
+        var out = [UInt8](repeating: 0, count: pixels.count)
+        for y in 0..<height {
+            for x in 0..<width {
+                // Clockwise, the pixel at (x, y) goes to column height − 1 − y of row x.
+                let (column, row) = clockwise ? (height - 1 - y, x) : (y, width - 1 - x)
+                for c in 0..<3 { out[(row * height + column) * 3 + c] = pixels[(y * width + x) * 3 + c] }
+            }
+        }
+        return RGBImage(width: height, height: width, pixels: out)
+    }
+
     public func cropped(x: Int, y: Int, width newWidth: Int, height newHeight: Int) -> RGBImage {
         var out = [UInt8]()
         out.reserveCapacity(newWidth * newHeight * 3)

@@ -90,6 +90,11 @@ extension Coordinator {
                 }
                 return
             }
+            // Rows stored before this version wait for their turned frame's hash (once).
+            let turned = try await store.fillTurnedHashes()
+            if turned > 0 {
+                logger.info("worked out the turned frames' hashes of photos stored by an earlier version", metadata: ["photos": "\(turned)"])
+            }
             let (photos, features) = try await store.groupingInput(scan: scan)
             guard let groups = try await group(photos, features: features, scan: scan) else { return }
             // Nothing is a near-duplicate on an embedded preview's word alone: such members are

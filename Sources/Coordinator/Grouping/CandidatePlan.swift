@@ -128,6 +128,9 @@ struct CandidatePlan: Sendable, Equatable {
     /// content box), at `frameRadius`.
     var mirrors = true
     var contents = true
+    /// Whether copies turned a quarter turn are looked for (each row's turned frame,
+    /// `TurnedFrame`, among the frames), at `frameRadius`.
+    var turns = true
 
     /// Every window the plan reads, in order: the only ones grouping needs to hold.
     var windows: [Int] { Array(Set(probedCropWindows + overlayWindows)).sorted() }

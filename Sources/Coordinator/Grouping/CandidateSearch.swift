@@ -3,14 +3,16 @@ import Synchronization
 
 /// A pair of photos whose hashes came close, and which parts of them did: slot 0 is the whole
 /// frame, slot k the window hash k - 1 (`FeatureWindow.crops[k - 1]`, or past them a
-/// straightened frame), `mirrorSlot` the whole frame's mirror image, `contentSlot` the content
-/// inside its borders. Rows are indexes into the input.
+/// straightened frame), `mirrorSlot` the whole frame's mirror image, `turnedSlot` the whole
+/// frame turned a quarter turn clockwise (`TurnedFrame`), `contentSlot` the content inside its
+/// borders. Rows are indexes into the input.
 struct Candidate: Sendable, Hashable {
     var a: Int32
     var b: Int32
     var slotA: UInt8
     var slotB: UInt8
 
+    static let turnedSlot: UInt8 = 253
     static let mirrorSlot: UInt8 = 254
     static let contentSlot: UInt8 = 255
 }
@@ -187,6 +189,13 @@ struct CandidateSearch: Sendable {
             // pair is found from both ends: kept from the smaller, or from the only end that can.
             frameIndex.forEachNeighbour(of: hashes.mirrors[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
                 if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: rowA, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
+            }
+        }
+        if plan.turns, hashes.hasTurn[a] {
+            // Another photo's frame is this one turned clockwise (a turn does not undo itself:
+            // the other photo's turned frame is this one's half turn, which nothing looks up).
+            frameIndex.forEachNeighbour(of: hashes.turns[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
+                if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: Candidate.turnedSlot, slotB: 0)) }
             }
         }
         for (position, k) in probed.enumerated() where hashes.hasWindow(a, k) {

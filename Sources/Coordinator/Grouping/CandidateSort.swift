@@ -83,19 +83,21 @@ enum CandidateSort {
                             : Candidate(a: second, b: first, slotA: slotSecond, slotB: slotFirst)
     }
 
-    /// Slots in 6 bits, in their order: windows as they are, the mirror image and the content
-    /// last.
+    /// Slots in 6 bits, in their order: windows as they are, the turned frame, the mirror image
+    /// and the content last.
     private static func code(_ slot: UInt8) -> UInt64? {
         switch slot {
+        case Candidate.turnedSlot: 61
         case Candidate.mirrorSlot: 62
         case Candidate.contentSlot: 63
-        case 0..<62: UInt64(slot)
+        case 0..<61: UInt64(slot)
         default: nil
         }
     }
 
     private static func slot(_ code: UInt64) -> UInt8 {
         switch code {
+        case 61: Candidate.turnedSlot
         case 62: Candidate.mirrorSlot
         case 63: Candidate.contentSlot
         default: UInt8(code)

@@ -1,7 +1,8 @@
 import Analysis
 
 /// The hashes candidate search reads, and nothing else: eight bytes for the frame, the mirror
-/// image and each window of the plan, per photo, and the content hashes of bordered photos.
+/// image, the turned frame and each window of the plan, per photo, and the content hashes of
+/// bordered photos.
 struct CompactHashes: Sendable {
     let plan: CandidatePlan
     private(set) var frames: [UInt64] = []
@@ -13,6 +14,10 @@ struct CompactHashes: Sendable {
     /// Mirror-image pHashes (zero, with `hasMirror` false, for rows before pipeline 4).
     private(set) var mirrors: [UInt64] = []
     private(set) var hasMirror: [Bool] = []
+    /// pHashes of the frames turned a quarter turn (`TurnedFrame`; zero, with `hasTurn` false,
+    /// for rows without a thumbnail).
+    private(set) var turns: [UInt64] = []
+    private(set) var hasTurn: [Bool] = []
     /// Bordered rows and their content pHashes.
     private(set) var contentRows: [Int32] = []
     private(set) var contents: [UInt64] = []
@@ -40,17 +45,19 @@ struct CompactHashes: Sendable {
         windowCounts.reserveCapacity(rows)
         mirrors.reserveCapacity(rows)
         hasMirror.reserveCapacity(rows)
+        turns.reserveCapacity(rows)
+        hasTurn.reserveCapacity(rows)
     }
 
     /// Appends a photo; `windows` is its window hashes, in order (as many as its worker sent),
     /// or empty.
-    mutating func append(frame: UInt64, windows all: [UInt64], mirror: UInt64? = nil, content: UInt64? = nil) {
-        append(frame: frame, windowCount: all.count, window: { all[$0] }, mirror: mirror, content: content)
+    mutating func append(frame: UInt64, windows all: [UInt64], mirror: UInt64? = nil, content: UInt64? = nil, turned: UInt64? = nil) {
+        append(frame: frame, windowCount: all.count, window: { all[$0] }, mirror: mirror, content: content, turned: turned)
     }
 
     /// Appends a photo with `windowCount` window hashes, window k's from `window(k)`: for a
     /// reader that decodes the held ones only, from the stored column's bytes.
-    mutating func append(frame: UInt64, windowCount: Int, window: (Int) -> UInt64, mirror: UInt64?, content: UInt64?) {
+    mutating func append(frame: UInt64, windowCount: Int, window: (Int) -> UInt64, mirror: UInt64?, content: UInt64?, turned: UInt64?) {
         let row = Int32(frames.count)
         frames.append(frame)
         let count = min(windowCount, FeatureWindow.hashedCount)
@@ -58,6 +65,8 @@ struct CompactHashes: Sendable {
         for k in held { windows.append(k < count ? window(k) : 0) }
         mirrors.append(mirror ?? 0)
         hasMirror.append(mirror != nil)
+        turns.append(turned ?? 0)
+        hasTurn.append(turned != nil)
         if let content {
             contentRows.append(row)
             contents.append(content)
@@ -84,6 +93,8 @@ struct CompactHashes: Sendable {
             windowCounts = source.windowCounts
             mirrors = source.mirrors
             hasMirror = source.hasMirror
+            turns = source.turns
+            hasTurn = source.hasTurn
             contentRows = source.contentRows
             contents = source.contents
             return
@@ -97,6 +108,8 @@ struct CompactHashes: Sendable {
             windowCounts.append(source.windowCounts[row])
             mirrors.append(source.mirrors[row])
             hasMirror.append(source.hasMirror[row])
+            turns.append(source.turns[row])
+            hasTurn.append(source.hasTurn[row])
             while content < source.contentRows.count && Int(source.contentRows[content]) < row { content += 1 }
             if content < source.contentRows.count && Int(source.contentRows[content]) == row {
                 contentRows.append(Int32(frames.count - 1))
@@ -115,6 +128,8 @@ struct CompactHashes: Sendable {
         windowCounts += other.windowCounts
         mirrors += other.mirrors
         hasMirror += other.hasMirror
+        turns += other.turns
+        hasTurn += other.hasTurn
         contentRows += other.contentRows.map { $0 + offset }
         contents += other.contents
     }

@@ -61,7 +61,8 @@ struct LayoutCellCache {
     mutating func cells(row: Int32, slot: Int, of photo: GroupingPhoto) -> LayoutThumbnail.RankedCells {
         if let kept = kept(row: row, slot: slot) { return kept }
         let (plane, side) = photo.comparedPlane
-        guard !keys.isEmpty, plane.count == side * side else {
+        // A turned frame's cells are of a turned plane, which the tables do not hold.
+        guard !keys.isEmpty, plane.count == side * side, slot != Int(Candidate.turnedSlot) else {
             return keep(LayoutThumbnail.RankedCells(PairJudge.cells(photo, slot)), row: row, slot: slot)
         }
         // Resampled from the plane's running-sum table kept in `tables` (`planeTables` for a

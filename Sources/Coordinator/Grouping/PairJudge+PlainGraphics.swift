@@ -136,6 +136,7 @@ extension PairJudge {
     static func maskCells(_ photo: GroupingPhoto, _ slot: Int) -> [ColourMask.Cell]? {
         guard ChromaLayout.side(of: photo.chroma) == ChromaLayout.side,
               photo.thumbnail.count == LayoutThumbnail.side * LayoutThumbnail.side else { return nil }
+        if slot == Int(Candidate.turnedSlot) { return maskCells(photo.turned, 0) }
         let mirrored = slot == Int(Candidate.mirrorSlot), window = window(photo, slot), side = ColourMask.side
         let thumbnail = mirrored ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail
         let luma = LayoutThumbnail.averages(ofPlane: thumbnail, side: LayoutThumbnail.side, in: window, columns: side, rows: side)

@@ -109,6 +109,14 @@ extension PairJudge {
     func relation(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
                   cache: inout LayoutCellCache, best: inout BestPairing?) -> PairRelation? {
         best = nil
+        // A turned frame (rules 43) speaks only when the other pairings leave the pair without
+        // a verdict or call it similar; `best` stays theirs.
+        if pairings.contains(where: Self.throughTurned) {
+            let fixed = pairings.filter { !Self.throughTurned($0) }
+            let verdict = fixed.isEmpty ? nil : relation(a, b, pairings: fixed, rows: rows, cache: &cache, best: &best)
+            guard verdict == nil || verdict == .similar else { return verdict }
+            return turnedRelation(a, b, pairings: pairings) ?? verdict
+        }
         let direct = directRelation(a, b, pairings: pairings, rows: rows, cache: &cache, best: &best)
         if direct == .similar, let best, straightenedCopy(a, b, pairings: pairings, best: best, rows: rows, cache: &cache) { return .near }
         // A vignette reads as a change of the scene all round the frame (rules 42).

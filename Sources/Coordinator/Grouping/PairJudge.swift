@@ -220,10 +220,11 @@ struct PairJudge: Sendable {
         Self.wholeFrames(pairing) ? frameConfirmation : windowConfirmation
     }
 
-    /// Whether the pairing compares the two whole frames, either of them mirrored or not.
+    /// Whether the pairing compares the two whole frames, either of them mirrored or turned or not.
     static func wholeFrames(_ pairing: Grouper.Pairing) -> Bool {
-        let mirror = Int(Candidate.mirrorSlot)
-        return (pairing.slotA == 0 || pairing.slotA == mirror) && (pairing.slotB == 0 || pairing.slotB == mirror)
+        // Asked of every pairing the judge compares: no array made for it.
+        func whole(_ slot: Int) -> Bool { slot == 0 || slot == Int(Candidate.mirrorSlot) || slot == Int(Candidate.turnedSlot) }
+        return whole(pairing.slotA) && whole(pairing.slotB)
     }
 
     /// A pairing whose `strongestChange` is under this moved no region of the frame: `LocalChange`
@@ -277,6 +278,9 @@ struct PairJudge: Sendable {
     }
 
     static func oriented(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing) -> OrientedViews {
+        let turned = Int(Candidate.turnedSlot)
+        if pairing.slotA == turned { return oriented(a.turned, b, Grouper.Pairing(slotA: 0, slotB: pairing.slotB)) }
+        if pairing.slotB == turned { return oriented(a, b.turned, Grouper.Pairing(slotA: pairing.slotA, slotB: 0)) }
         let mirror = Int(Candidate.mirrorSlot)
         if pairing.slotB == mirror && pairing.slotA != mirror {
             return OrientedViews(planeA: b.comparedPlane.pixels, windowA: .full, mirroredA: true,
@@ -313,10 +317,11 @@ struct PairJudge: Sendable {
         return LocalChange.unrotatedViews(views.planeA, views.windowA, mirroredA: views.mirroredA, views.planeB, views.windowB)
     }
 
-    /// The part of the photo slot `slot` names (the whole frame for its mirror image too).
+    /// The part of the photo slot `slot` names (the whole frame for its mirror image and its
+    /// turned frame too).
     static func window(_ photo: GroupingPhoto, _ slot: Int) -> FeatureWindow {
         switch slot {
-        case 0, Int(Candidate.mirrorSlot): .full
+        case 0, Int(Candidate.mirrorSlot), Int(Candidate.turnedSlot): .full
         case Int(Candidate.contentSlot): photo.contentBox ?? .full
         default: FeatureWindow.crops[slot - 1]
         }
@@ -353,6 +358,7 @@ struct PairJudge: Sendable {
     static func colourCells(_ photo: GroupingPhoto, _ slot: Int, chroma: [(cb: Float, cr: Float)]) -> [ColourOrder.Colour] {
         let side = ChromaLayout.comparisonSide
         guard photo.thumbnail.count == LayoutThumbnail.side * LayoutThumbnail.side else { return [] }
+        if slot == Int(Candidate.turnedSlot) { return colourCells(photo.turned, 0, chroma: chroma) }
         let thumbnail = slot == Int(Candidate.mirrorSlot) ? LayoutThumbnail.mirrored(photo.thumbnail) : photo.thumbnail
         let luma = LayoutThumbnail.averages(ofPlane: thumbnail, side: LayoutThumbnail.side, in: window(photo, slot), columns: side, rows: side)
         return ColourOrder.colours(luma: luma, chroma: chroma)
@@ -362,6 +368,7 @@ struct PairJudge: Sendable {
         switch slot {
         case 0: ChromaLayout.cells(of: photo.chroma, in: .full)
         case Int(Candidate.mirrorSlot): ChromaLayout.cells(of: photo.chroma, in: .full, mirrored: true)
+        case Int(Candidate.turnedSlot): chromaCells(photo.turned, 0)
         case Int(Candidate.contentSlot): ChromaLayout.cells(of: photo.chroma, in: photo.contentBox ?? .full)
         default: ChromaLayout.cells(of: photo.chroma, in: FeatureWindow.crops[slot - 1])
         }
@@ -370,6 +377,7 @@ struct PairJudge: Sendable {
     /// The ranked comparison cells of the part of `photo` that `slot` names, from its
     /// `comparedPlane` (rules 33: a textured photo's detail layout, not its thumbnail).
     static func cells(_ photo: GroupingPhoto, _ slot: Int) -> [Float] {
+        if slot == Int(Candidate.turnedSlot) { return cells(photo.turned, 0) }
         let (plane, side) = photo.comparedPlane
         guard slot != Int(Candidate.mirrorSlot) else {
             return LayoutThumbnail.cells(ofPlane: LayoutThumbnail.mirrored(plane, side: side), side: side, in: .full)

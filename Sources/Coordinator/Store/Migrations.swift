@@ -315,6 +315,13 @@ enum Migrations {
             // earlier pipeline again, as for pipelines 3 to 6. NULL for every other photo.
             try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN detail BLOB")
         }
+        migrator.registerMigration("v18: the pHash of each frame turned a quarter turn") { db in
+            // `TurnedFrame.pHash`, worked out from the stored thumbnail (no analysis again):
+            // what a copy whose pixels were turned 90° is found by. Stored rows get theirs
+            // before the next grouping (`Migrations+TurnedFrames`), not here.
+            try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN turned_phash INTEGER")
+            try noteTurnedHashesPending(db)
+        }
         return migrator
     }
 }

@@ -84,8 +84,9 @@ private struct OutcomeWriter {
             WHERE id = ? AND job_id = ? AND status = 'pending'
             """)
         features = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail, mirror_phash, content_box, content_phash, chroma, detail)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail, mirror_phash, content_box, content_phash, chroma, detail,
+                turned_phash)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         failed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
@@ -144,6 +145,8 @@ private struct OutcomeWriter {
                     f.mirrorPhash == 0 ? nil : Int64(bitPattern: f.mirrorPhash), content, content == nil ? nil : Int64(bitPattern: f.content.phash),
                     ChromaLayout.isLayout(byteCount: f.chroma.count) ? f.chroma : nil,
                     f.detail.isEmpty ? nil : f.detail,
+                    // Worked out here from the thumbnail, not sent: what finds a copy turned 90°.
+                    TurnedFrame.pHash(thumbnail: [UInt8](f.thumbnail)).map { Int64(bitPattern: $0) },
                 ])
             case .failure(let failure):
                 switch failure.kind {

@@ -138,6 +138,9 @@ struct GroupingPhoto: Sendable {
     /// from before pipeline 4).
     var contentBox: FeatureWindow? = nil
     var contentPHash: UInt64? = nil
+    /// The pHash of the frame turned a quarter turn clockwise (`TurnedFrame.pHash`; nil
+    /// without a thumbnail).
+    var turnedPHash: UInt64? = nil
     /// `ChromaLayout` (empty: a grayscale photo, or a row from before pipeline 4).
     var chroma: [UInt8] = []
     /// `DetailLayout` (empty: no fine texture, or a row from before pipeline 8).

@@ -76,10 +76,13 @@ struct CandidateSearchBenchmark {
         exact.framePieceRadius = 1
         plans.append(("default windows exact, frames at piece radius 1, 4 pieces", exact))
         plans.append(("full plan: all 56 windows at 8 bits, 9 overlay windows, exact", CandidatePlan.full))
-        // What pipeline 4's additions cost, each left out of the default plan.
+        // What pipeline 4's additions (and rules 43's turned frames) cost, each left out of the default plan.
         var noMirrors = CandidatePlan()
         noMirrors.mirrors = false
         plans.append(("default plan without mirror lookups", noMirrors))
+        var noTurns = CandidatePlan()
+        noTurns.turns = false
+        plans.append(("default plan without turned lookups", noTurns))
         var noBands = CandidatePlan()
         noBands.cropWindows.removeAll { FeatureWindow.bandWindows.contains($0) }
         noBands.overlayWindows.removeAll { FeatureWindow.captionWindows.contains($0) }

@@ -19,6 +19,9 @@ struct FeatureModel: Decodable {
         var mirror: UInt64
         var content: UInt64?
         var contentBox: FeatureWindow?
+        /// The frame turned a quarter turn (`TurnedFrame.pHash`): not in the model file, worked
+        /// out from the thumbnail as the store works it out.
+        var turned: UInt64 = 0
         /// The oriented size (models from before the twenty-sixth session: 4000 × 3000). Only the
         /// shape matters: a crop's frame registers in its original at its own shape.
         var width = 4000, height = 3000
@@ -45,6 +48,7 @@ struct FeatureModel: Decodable {
             width = try c.decodeIfPresent(Int.self, forKey: .width) ?? width
             height = try c.decodeIfPresent(Int.self, forKey: .height) ?? height
             pipeline = try c.decodeIfPresent(Int.self, forKey: .pipeline)
+            turned = TurnedFrame.pHash(thumbnail: thumbnail) ?? 0
         }
     }
 

@@ -69,7 +69,7 @@ struct RealisticLibrary {
     init(model: FeatureModel) { self.model = model }
 
     /// Slot 0 is the whole frame, slot k + 1 the window hash k (`FeatureWindow.crops[k]`, then
-    /// the straightened frames of pipeline 6), then `Candidate.mirrorSlot` and
+    /// the straightened frames of pipeline 6), then `Candidate.turnedSlot`, `Candidate.mirrorSlot` and
     /// `Candidate.contentSlot` (`hasContent` rows only).
     func hash(_ row: Int, slot: Int) -> UInt64 {
         var value: UInt64 = 0
@@ -78,6 +78,7 @@ struct RealisticLibrary {
             let slotHash = switch slot {
             case 0: source.pHash
             case Int(Candidate.mirrorSlot): source.mirror
+            case Int(Candidate.turnedSlot): source.turned
             case Int(Candidate.contentSlot): source.content ?? 0
             default: source.windows[slot - 1]
             }
@@ -186,8 +187,8 @@ struct RealisticLibrary {
                       width: source.width, height: source.height, fileSize: 4_000_000, sharpness: 1,
                       mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
                       contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
-                      contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil, chroma: chroma(row),
-                      detail: detail(row))
+                      contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil,
+                      turnedPHash: hash(row, slot: Int(Candidate.turnedSlot)), chroma: chroma(row), detail: detail(row))
     }
 
     /// A row as the store's grouping input has it: without window hashes and layouts.
@@ -197,7 +198,8 @@ struct RealisticLibrary {
                       width: source.width, height: source.height, fileSize: 4_000_000, sharpness: 1,
                       mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
                       contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
-                      contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)
+                      contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil,
+                      turnedPHash: hash(row, slot: Int(Candidate.turnedSlot)))
     }
 
     /// The hashes a plan reads, for `CandidateSearch`: of `rows` (every row if nil), in order.
@@ -208,7 +210,8 @@ struct RealisticLibrary {
         for row in rows ?? Array(0..<count) {
             for k in hashes.held { all[k] = hash(row, slot: k + 1) }
             hashes.append(frame: frames[row], windows: all, mirror: hash(row, slot: Int(Candidate.mirrorSlot)),
-                          content: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil)
+                          content: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil,
+                          turned: hash(row, slot: Int(Candidate.turnedSlot)))
         }
         return hashes
     }
