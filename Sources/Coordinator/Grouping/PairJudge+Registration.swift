@@ -110,12 +110,13 @@ extension PairJudge {
                   cache: inout LayoutCellCache, best: inout BestPairing?) -> PairRelation? {
         best = nil
         // A turned frame (rules 43) speaks only when the other pairings leave the pair without
-        // a verdict or call it similar; `best` stays theirs.
+        // a verdict, or, where they call it similar, to call it near; `best` stays theirs.
         if pairings.contains(where: Self.throughTurned) {
             let fixed = pairings.filter { !Self.throughTurned($0) }
             let verdict = fixed.isEmpty ? nil : relation(a, b, pairings: fixed, rows: rows, cache: &cache, best: &best)
             guard verdict == nil || verdict == .similar else { return verdict }
-            return turnedRelation(a, b, pairings: pairings) ?? verdict
+            let turned = turnedRelation(a, b, pairings: pairings)
+            return verdict == .similar && turned != .near ? verdict : turned
         }
         let direct = directRelation(a, b, pairings: pairings, rows: rows, cache: &cache, best: &best)
         if direct == .similar, let best, straightenedCopy(a, b, pairings: pairings, best: best, rows: rows, cache: &cache) { return .near }

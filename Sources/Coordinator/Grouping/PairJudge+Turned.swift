@@ -8,8 +8,9 @@ import Analysis
 /// chroma layout) and its pixel size, and judges the two as two whole frames are judged, by
 /// every check (change of the scene, colours, zoom, registration of a crop of one side). A pair
 /// that other pairings also confirm is judged on those first: the turned pairing only speaks
-/// when they leave it without a verdict or call it similar (a symmetric picture's mirror image
-/// can look like another shot of its turned copy: skimage's rocket). docs/FEATURES.md, "Turned copies", has the numbers.
+/// when they leave it without a verdict, or, where they call it similar, to call it near (a
+/// symmetric picture's mirror image can look like another shot of its turned copy: skimage's
+/// rocket). docs/FEATURES.md, "Turned copies", has the numbers.
 extension PairJudge {
     /// Whether the pairing compares one photo's turned frame with the other's frame.
     static func throughTurned(_ pairing: Grouper.Pairing) -> Bool {
