@@ -27,7 +27,8 @@
 #     many an exact search within the same radii could (where the others were lost), and
 #     duplicate groups joining rows of different photos. CULL_BENCH_PIECE_RADIUS=2 probes at
 #     piece radius 2 (exact to 8 bits at 3 pieces): what the default's speed costs in families.
-#     CULL_BENCH_TURNS=0 does not look for copies turned 90° (what the turned lookups cost).
+#     CULL_BENCH_TURNS=0 does not look for copies turned 90° (what the turned lookups cost);
+#     CULL_BENCH_SQUARES=0 does not look for copies cropped to a square (what those lookups cost).
 #     Why families are missed and rows joined to other photos' groups: BenchmarkMisses
 #     (CULL_BENCH_MISSES=ROWS, Tests/CoordinatorTests/Benchmarks/BenchmarkMisses.swift).
 #     CULL_BENCH_ROUNDS=N groups each size N times in turn and reports the median round.

@@ -43,7 +43,7 @@ struct FeatureStorageTests {
                         $0.chroma = Data(repeating: UInt8(100 + index), count: index == 2 ? 127 : 128)
                         if index == 0 { $0.detail = Data((0..<DetailLayout.byteCount).map { UInt8($0 % 251) }) }
                         if index == 0 { $0.thumbnail = Data(Self.thumbnail) }
-                        $0.width = 10
+                        $0.width = 16  // wide enough for a centre square (`CentreSquare`)
                         $0.height = 10 + UInt32(index)
                         $0.sharpness = 12.5 + Double(index)
                         $0.format = "jpeg"
@@ -69,7 +69,7 @@ struct FeatureStorageTests {
         #expect(photos.count == 3)
         // The light columns grouping reads of every photo.
         #expect(photos.map(\.sha256) == (0..<3).map { [UInt8](repeating: UInt8($0), count: 32) })
-        #expect(photos.map(\.height) == [10, 11, 12] && photos.allSatisfy { $0.width == 10 && $0.fileSize == 100 && $0.modified == 1 })
+        #expect(photos.map(\.height) == [10, 11, 12] && photos.allSatisfy { $0.width == 16 && $0.fileSize == 100 && $0.modified == 1 })
         #expect(photos.map(\.sharpness) == [12.5, 13.5, 14.5] && photos.map(\.fromPreview) == [false, true, false])
         let taken = try #require(CaptureTime.seconds("2024:06:01 10:02:03")) + 0.45 - 7200
         #expect(photos.map(\.captureTime) == [taken, nil, taken])
@@ -92,7 +92,7 @@ struct FeatureStorageTests {
         #expect(withRows.held == apart.held && withRows.frames == apart.frames && withRows.windows == apart.windows)
         #expect(withRows.windowCounts == apart.windowCounts && withRows.mirrors == apart.mirrors && withRows.hasMirror == apart.hasMirror)
         #expect(withRows.contentRows == apart.contentRows && withRows.contents == apart.contents)
-        #expect(withRows.turns == apart.turns && withRows.hasTurn == apart.hasTurn)
+        #expect(withRows.oneWay == apart.oneWay && withRows.oneWayHeld == apart.oneWayHeld)
         #expect(features.takeSearchHashes(for: read) == nil, "handed over once")
         let again = try await store.groupingInput(scan: try #require(try await store.scan(id: scan.id)))
         #expect(again.features.takeSearchHashes(for: again.photos.reversed()) == nil, "not for the rows in another order")
@@ -102,8 +102,12 @@ struct FeatureStorageTests {
         #expect(photos.map(\.mirrorPHash) == [0xC0FFEE, nil, 0xC0FFEE + 2], "0 is a worker before pipeline 4: no mirror hash")
         // The turned frame's pHash is the store's, from the thumbnail; none without one.
         let turned = try #require(TurnedFrame.pHash(thumbnail: Self.thumbnail))
+        // And so is its centre square's, where its frame has one.
+        let square = CentreSquare.pHash(thumbnail: Self.thumbnail, width: photos[0].width, height: photos[0].height)
         #expect(photos.map(\.turnedPHash) == [turned, nil, nil])
-        #expect(hashes.turns == [0, 0, turned] && hashes.hasTurn == [false, false, true])
+        #expect(square != nil)
+        #expect(hashes.oneWay == [0, 0, 0, 0, turned, square ?? 0] && hashes.oneWayHeld == [0, 0, 3])
+        #expect(photos.map(\.squarePHash) == [square, nil, nil])
         #expect(photos[0].contentBox.map { [$0.x, $0.y, $0.width, $0.height].map { Float($0) } } == [0, 0.1, 1, 0.8])
         #expect(photos[0].contentPHash == 0xFEED)
         #expect(photos[1].contentBox == nil && photos[1].contentPHash == nil)

@@ -124,7 +124,8 @@ struct GroupingScaleBenchmark {
     /// The grouper measured: the default one, or with CULL_BENCH_PIECE_RADIUS=k its search
     /// probing frames and windows at piece radius k (`CandidatePlan.framePieceRadius`; 2 at 3
     /// pieces finds every hash within 8 bits, the crop radius); with CULL_BENCH_TURNS=0 without
-    /// looking for turned copies (`CandidatePlan.turns`: what they cost).
+    /// looking for turned copies (`CandidatePlan.turns`: what they cost); with CULL_BENCH_SQUARES=0
+    /// without looking for square crops (`CandidatePlan.squares`).
     static func grouper() -> Grouper {
         var grouper = Grouper()
         if let radius = environment["CULL_BENCH_PIECE_RADIUS"].flatMap({ Int($0) }) {
@@ -132,6 +133,7 @@ struct GroupingScaleBenchmark {
             grouper.plan.windowPieceRadius = radius
         }
         if environment["CULL_BENCH_TURNS"] == "0" { grouper.plan.turns = false }
+        if environment["CULL_BENCH_SQUARES"] == "0" { grouper.plan.squares = false }
         return grouper
     }
 

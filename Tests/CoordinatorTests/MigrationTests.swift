@@ -77,53 +77,65 @@ struct MigrationTests {
         #expect(try database.read { try $0.columns(in: "photo_features").map(\.name) }.contains("detail"))
     }
 
-    @Test("v18 adds the turned frames' hash and notes the stored rows; they get it a page at a time before grouping, rows without a thumbnail keep NULL")
-    func turnedHashesFilled() throws {
+    @Test("v18 and v19 add the turned frames' and centre squares' hashes and note the stored rows; they get them a page at a time before grouping, rows without a thumbnail keep NULL")
+    func derivedHashesFilled() throws {
         let database = try DatabaseQueue()
         try Migrations.migrator.migrate(database, upTo: "v17: detail layouts of textured photos (pipeline 8)")
         let thumbnails = (1...5).map { seed in (0..<1024).map { UInt8(truncatingIfNeeded: ($0 % 32) * seed + ($0 / 32) * (6 - seed)) } }
+        // Wide frames but the third, which is square (no centre square of its own).
+        let sizes = [(1600, 900), (900, 600), (1000, 1000), (600, 900), (1280, 800), (1600, 900)]
         try database.write { db in
             try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
             for id in 1...6 {
-                try db.execute(sql: "INSERT INTO photos (id, library_id, path, size, mtime_ns, status) VALUES (?, 1, ?, 1, 1, 'analysed')",
-                               arguments: [id, "/lib/\(id).jpg"])
+                try db.execute(sql: "INSERT INTO photos (id, library_id, path, size, mtime_ns, status, width, height) VALUES (?, 1, ?, 1, 1, 'analysed', ?, ?)",
+                               arguments: [id, "/lib/\(id).jpg", sizes[id - 1].0, sizes[id - 1].1])
                 // Photo 6 is a row from before pipeline 3: no thumbnail.
                 try db.execute(sql: "INSERT INTO photo_features (photo_id, thumbnail) VALUES (?, ?)",
                                arguments: [id, id <= 5 ? Data(thumbnails[id - 1]) : nil])
             }
         }
+        // v18 alone, as a database of the forty-third rules has it, then the rest.
+        try Migrations.migrator.migrate(database, upTo: "v18: the pHash of each frame turned a quarter turn")
         try Migrations.migrator.migrate(database)
-        func stored() throws -> [Int64?] {
-            try database.read { db in try Row.fetchAll(db, sql: "SELECT turned_phash FROM photo_features ORDER BY photo_id").map { $0[0] as Int64? } }
+        func stored() throws -> [[Int64?]] {
+            try database.read { db in
+                try Row.fetchAll(db, sql: "SELECT turned_phash, square_phash FROM photo_features ORDER BY photo_id").map { [$0[0] as Int64?, $0[1] as Int64?] }
+            }
         }
-        #expect(try stored() == Array(repeating: nil, count: 6), "the migration reads no row")
-        // A row stored since (`ResultFence` works its hash out) is left as it is.
+        #expect(try stored() == Array(repeating: [nil, nil], count: 6), "the migrations read no row")
+        #expect(try database.read { try $0.tableExists("turned_hashes_pending") } == false, "v19 takes over v18's waiting rows")
+        // A row stored since (`ResultFence` works its hashes out) is left as it is.
         try database.write { db in
             try db.execute(sql: "INSERT INTO photos (id, library_id, path, size, mtime_ns, status) VALUES (7, 1, '/lib/7.jpg', 1, 1, 'analysed')")
-            try db.execute(sql: "INSERT INTO photo_features (photo_id, thumbnail, turned_phash) VALUES (7, ?, 42)", arguments: [Data(thumbnails[0])])
+            try db.execute(sql: "INSERT INTO photo_features (photo_id, thumbnail, turned_phash, square_phash) VALUES (7, ?, 42, 43)",
+                           arguments: [Data(thumbnails[0])])
         }
         var pages: [(filled: Int, done: Bool)] = []
         while pages.last?.done != true {
-            pages.append(try database.write { db in try Migrations.fillTurnedHashesPage(db, pageSize: 2) })
+            pages.append(try database.write { db in try Migrations.fillDerivedHashesPage(db, pageSize: 2) })
             try #require(pages.count <= 4)
         }
         #expect(pages.map(\.filled) == [2, 2, 1] && pages.map(\.done) == [false, false, true])
-        let expected = thumbnails.map { TurnedFrame.pHash(thumbnail: $0).map { Int64(bitPattern: $0) } }
-        #expect(try stored() == expected + [nil, 42])
-        #expect(Set(expected.compactMap { $0 }).count > 1)
-        #expect(try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM turned_hashes_pending") } == 0)
-        let after = try database.write { try Migrations.fillTurnedHashesPage($0, pageSize: 2) }
+        let expected = thumbnails.indices.map { index in
+            [TurnedFrame.pHash(thumbnail: thumbnails[index]).map { Int64(bitPattern: $0) },
+             CentreSquare.pHash(thumbnail: thumbnails[index], width: sizes[index].0, height: sizes[index].1).map { Int64(bitPattern: $0) }]
+        }
+        #expect(try stored() == expected + [[nil, nil], [42, 43]])
+        #expect(expected.map { $0[1] == nil } == [false, false, true, false, false], "the square frame has no centre square")
+        #expect(Set(expected.compactMap { $0[0] }).count > 1 && Set(expected.compactMap { $0[1] }).count > 1)
+        #expect(try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM derived_hashes_pending") } == 0)
+        let after = try database.write { try Migrations.fillDerivedHashesPage($0, pageSize: 2) }
         #expect(after.filled == 0 && after.done, "nothing waits any more")
 
         // A database with no stored row notes none.
         let empty = try DatabaseQueue()
         try Migrations.migrator.migrate(empty)
-        #expect(try empty.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM turned_hashes_pending") } == 0)
+        #expect(try empty.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM derived_hashes_pending") } == 0)
     }
 
-    @Test("a store opened on a database of v17 fills its stored rows' turned hashes when asked, page by page")
-    func turnedHashesFilledByTheStore() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-turned-\(UUID().uuidString)").path
+    @Test("a store opened on a database of v17 fills its stored rows' derived hashes when asked, page by page")
+    func derivedHashesFilledByTheStore() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("cull-derived-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/cull.sqlite"
@@ -134,18 +146,21 @@ struct MigrationTests {
             try await database.write { db in
                 try db.execute(sql: "INSERT INTO libraries (id, root, current_generation) VALUES (1, '/lib', 1)")
                 for id in 1...3 {
-                    try db.execute(sql: "INSERT INTO photos (id, library_id, path, size, mtime_ns, status) VALUES (?, 1, ?, 1, 1, 'analysed')",
+                    try db.execute(sql: "INSERT INTO photos (id, library_id, path, size, mtime_ns, status, width, height) VALUES (?, 1, ?, 1, 1, 'analysed', 1500, 1000)",
                                    arguments: [id, "/lib/\(id).jpg"])
                     try db.execute(sql: "INSERT INTO photo_features (photo_id, thumbnail) VALUES (?, ?)", arguments: [id, Data(thumbnail)])
                 }
             }
         }
         let store = try await CullStore.open(path: path, on: BlockingQueue(label: "test", limit: 1))
-        #expect(try await store.fillTurnedHashes(pageSize: 2) == 3)
-        #expect(try await store.fillTurnedHashes(pageSize: 2) == 0, "once")
+        #expect(try await store.fillDerivedHashes(pageSize: 2) == 3)
+        #expect(try await store.fillDerivedHashes(pageSize: 2) == 0, "once")
         let turned = try #require(TurnedFrame.pHash(thumbnail: thumbnail))
-        let stored = try await store.writer.read { db in try Int64.fetchAll(db, sql: "SELECT turned_phash FROM photo_features ORDER BY photo_id") }
-        #expect(stored == Array(repeating: Int64(bitPattern: turned), count: 3))
+        let square = try #require(CentreSquare.pHash(thumbnail: thumbnail, width: 1500, height: 1000))
+        let stored = try await store.writer.read { db in
+            try Row.fetchAll(db, sql: "SELECT turned_phash, square_phash FROM photo_features ORDER BY photo_id").map { [$0[0] as Int64?, $0[1] as Int64?] }
+        }
+        #expect(stored == Array(repeating: [Int64(bitPattern: turned), Int64(bitPattern: square)], count: 3))
     }
 
     /// The photos' pipeline versions, by id, after a database migrated up to `migration` and

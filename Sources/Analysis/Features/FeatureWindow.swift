@@ -45,8 +45,9 @@ public struct FeatureWindow: Sendable, Hashable {
     /// the three corpora's originals (bench/straightened-recall.py), such copies came within 8
     /// bits of a crop window's hash in 98% of cases under 1.5°, 64% at 4.5–6° and 33% at 6–8°,
     /// and within 8 bits of one of these in 96–100% at every angle up to 8°
-    /// (docs/FEATURES.md, "Straightened frames"). `CandidateSort` packs a window's slot in 6
-    /// bits: 60 window hashes at the most (code 61 is the turned frame, `CandidateSort`).
+    /// (docs/FEATURES.md, "Straightened frames"). `CandidateSort` packs a window's slot in 7
+    /// bits, codes 0–60 for the frame and windows: 60 window hashes at the most (61–64 are the
+    /// centre square, the turned frame, the mirror image and the content).
     public static let straightenings: [Double] = [-3, 3, -6, 6]
     /// How many window hashes a pipeline-6 worker sends: `crops`, then `straightenings`.
     public static let hashedCount = crops.count + straightenings.count

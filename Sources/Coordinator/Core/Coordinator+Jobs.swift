@@ -90,10 +90,12 @@ extension Coordinator {
                 }
                 return
             }
-            // Rows stored before this version wait for their turned frame's hash (once).
-            let turned = try await store.fillTurnedHashes()
-            if turned > 0 {
-                logger.info("worked out the turned frames' hashes of photos stored by an earlier version", metadata: ["photos": "\(turned)"])
+            // Rows stored before this version wait for their turned frame's and centre square's
+            // hashes (once).
+            let derived = try await store.fillDerivedHashes()
+            if derived > 0 {
+                logger.info("worked out the turned frames' and centre squares' hashes of photos stored by an earlier version",
+                            metadata: ["photos": "\(derived)"])
             }
             let (photos, features) = try await store.groupingInput(scan: scan)
             guard let groups = try await group(photos, features: features, scan: scan) else { return }

@@ -83,7 +83,7 @@ struct BatchedSearch {
                 let a = rows[position]
                 ask(hashes.frames[a], radius: plan.frameRadius, row: a, slot: 0)
                 if plan.mirrors, hashes.hasMirror[a] { ask(hashes.mirrors[a], radius: plan.frameRadius, row: a, slot: Candidate.mirrorSlot) }
-                if plan.turns, hashes.hasTurn[a] { ask(hashes.turns[a], radius: plan.frameRadius, row: a, slot: Candidate.turnedSlot) }
+                hashes.forEachOneWay(row: a) { hash, slot in ask(hash, radius: plan.frameRadius, row: a, slot: slot) }
             }
             askCrops(0..<plan.cropWindows.count)
             probe(queries, radii, asked, pieceRadius: pieceRadius, scratch: &scratch, into: &found)
@@ -105,7 +105,7 @@ struct BatchedSearch {
                     switch candidate.slotA {
                     case 0: hash = hashes.frames[a]
                     case Candidate.mirrorSlot: hash = hashes.mirrors[a]
-                    case Candidate.turnedSlot: hash = hashes.turns[a]
+                    case Candidate.turnedSlot, Candidate.squareSlot: hash = hashes.oneWayHash(a, slot: candidate.slotA)
                     default:
                         let k = Int(candidate.slotA) - 1
                         if let crops, let index = position[candidate.a], k < cropColumn.count, case let column = cropColumn[k], column >= 0 {
@@ -135,8 +135,8 @@ struct BatchedSearch {
                 // Mirroring undoes itself: kept from the smaller row, or the only end that can find it.
                 if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: asked.row, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
             default:
-                // Another photo's whole frame is this one's window (a crop of it) or this one
-                // turned clockwise (a turn does not undo itself: found from this end only).
+                // Another photo's whole frame is this one's window (a crop of it), its centre
+                // square or this one turned clockwise (found from this end only).
                 if b != a { found.append(Candidate(a: asked.row, b: Int32(b), slotA: asked.slot, slotB: 0)) }
             }
         }

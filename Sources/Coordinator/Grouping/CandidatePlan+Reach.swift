@@ -9,8 +9,9 @@ extension CandidatePlan {
     /// probed (`sized(for:)`); `Grouper.reachCheck` judges near pairs again on this set.
     ///
     /// The mirror pairing is listed once, as search keeps it: from `a` when `a` has a mirror
-    /// hash, else from `b`. A turned pairing is listed from each end whose turned frame is near
-    /// the other's frame. Rows without window hashes have no window pairings.
+    /// hash, else from `b`. A turned pairing, or a centre square's, is listed from each end
+    /// whose turned frame (centre square) is near the other's frame. Rows without window hashes
+    /// have no window pairings.
     func pairingsWithinReach(_ a: GroupingPhoto, _ b: GroupingPhoto) -> [Grouper.Pairing] {
         func within(_ x: UInt64, _ y: UInt64, _ radius: Int) -> Bool { (x ^ y).nonzeroBitCount <= radius }
         var found: [Grouper.Pairing] = []
@@ -22,6 +23,8 @@ extension CandidatePlan {
             found.append(Grouper.Pairing(slotA: 0, slotB: k + 1))
         }
         let mirror = Int(Candidate.mirrorSlot), content = Int(Candidate.contentSlot), turned = Int(Candidate.turnedSlot)
+        let square = Int(Candidate.squareSlot)
+        if squares, let squareB = b.squarePHash, within(a.pHash, squareB, frameRadius) { found.append(Grouper.Pairing(slotA: 0, slotB: square)) }
         if turns, let turnedB = b.turnedPHash, within(a.pHash, turnedB, frameRadius) { found.append(Grouper.Pairing(slotA: 0, slotB: turned)) }
         if mirrors, a.mirrorPHash == nil, let mirrorB = b.mirrorPHash, within(a.pHash, mirrorB, frameRadius) {
             found.append(Grouper.Pairing(slotA: 0, slotB: mirror))
@@ -35,6 +38,7 @@ extension CandidatePlan {
                 found.append(Grouper.Pairing(slotA: k + 1, slotB: k + 1))
             }
         }
+        if squares, let squareA = a.squarePHash, within(squareA, b.pHash, frameRadius) { found.append(Grouper.Pairing(slotA: square, slotB: 0)) }
         if turns, let turnedA = a.turnedPHash, within(turnedA, b.pHash, frameRadius) { found.append(Grouper.Pairing(slotA: turned, slotB: 0)) }
         if mirrors, let mirrorA = a.mirrorPHash, within(mirrorA, b.pHash, frameRadius) { found.append(Grouper.Pairing(slotA: mirror, slotB: 0)) }
         if let contentA {
@@ -75,12 +79,13 @@ extension CandidatePlan {
 }
 
 extension GroupingPhoto {
-    /// The hash a pairing's slot names: the whole frame (0), a window (k + 1), the turned frame,
-    /// the mirror image or the content box (0 for a photo without one).
+    /// The hash a pairing's slot names: the whole frame (0), a window (k + 1), the centre square,
+    /// the turned frame, the mirror image or the content box (0 for a photo without one).
     func pHash(atSlot slot: Int) -> UInt64 {
         switch slot {
         case 0: pHash
         case Int(Candidate.mirrorSlot): mirrorPHash ?? 0
+        case Int(Candidate.squareSlot): squarePHash ?? 0
         case Int(Candidate.turnedSlot): turnedPHash ?? 0
         case Int(Candidate.contentSlot): contentPHash ?? 0
         default: windowPHashes[slot - 1]

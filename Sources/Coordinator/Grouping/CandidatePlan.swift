@@ -131,6 +131,9 @@ struct CandidatePlan: Sendable, Equatable {
     /// Whether copies turned a quarter turn are looked for (each row's turned frame,
     /// `TurnedFrame`, among the frames), at `frameRadius`.
     var turns = true
+    /// Whether copies cropped to a square are looked for (each row's centre square,
+    /// `CentreSquare`, among the frames), at `frameRadius`.
+    var squares = true
 
     /// Every window the plan reads, in order: the only ones grouping needs to hold.
     var windows: [Int] { Array(Set(probedCropWindows + overlayWindows)).sorted() }

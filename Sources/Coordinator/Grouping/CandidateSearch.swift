@@ -4,17 +4,21 @@ import Synchronization
 /// A pair of photos whose hashes came close, and which parts of them did: slot 0 is the whole
 /// frame, slot k the window hash k - 1 (`FeatureWindow.crops[k - 1]`, or past them a
 /// straightened frame), `mirrorSlot` the whole frame's mirror image, `turnedSlot` the whole
-/// frame turned a quarter turn clockwise (`TurnedFrame`), `contentSlot` the content inside its
-/// borders. Rows are indexes into the input.
+/// frame turned a quarter turn clockwise (`TurnedFrame`), `squareSlot` the frame's centre square
+/// (`CentreSquare`), `contentSlot` the content inside its borders. Rows are indexes into the input.
 struct Candidate: Sendable, Hashable {
     var a: Int32
     var b: Int32
     var slotA: UInt8
     var slotB: UInt8
 
+    static let squareSlot: UInt8 = 252
     static let turnedSlot: UInt8 = 253
     static let mirrorSlot: UInt8 = 254
     static let contentSlot: UInt8 = 255
+    /// The slots of hashes another photo's whole frame is looked up against from one end only
+    /// (`CompactHashes.oneWay`, in that order): neither undoes itself as a mirror image does.
+    static let oneWaySlots: [UInt8] = [turnedSlot, squareSlot]
 }
 
 /// Candidate pairs for grouping, by exact multi-index hashing (`MultiIndexHash`):
@@ -191,11 +195,12 @@ struct CandidateSearch: Sendable {
                 if b != a, b > a || !hashes.hasMirror[b] { found.append(Candidate(a: rowA, b: Int32(b), slotA: Candidate.mirrorSlot, slotB: 0)) }
             }
         }
-        if plan.turns, hashes.hasTurn[a] {
+        hashes.forEachOneWay(row: a) { hash, slot in
             // Another photo's frame is this one turned clockwise (a turn does not undo itself:
-            // the other photo's turned frame is this one's half turn, which nothing looks up).
-            frameIndex.forEachNeighbour(of: hashes.turns[a], within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
-                if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: Candidate.turnedSlot, slotB: 0)) }
+            // the other photo's turned frame is this one's half turn, which nothing looks up),
+            // or this one's centre square (that photo is a square crop of this one).
+            frameIndex.forEachNeighbour(of: hash, within: plan.frameRadius, pieceRadius: plan.framePieceRadius) { b, _ in
+                if b != a { found.append(Candidate(a: rowA, b: Int32(b), slotA: slot, slotB: 0)) }
             }
         }
         for (position, k) in probed.enumerated() where hashes.hasWindow(a, k) {

@@ -3,8 +3,8 @@
 /// second of one thread with the other core idle (0.26 s this way).
 ///
 /// Each candidate is packed into one 64-bit key that sorts in that order and holds all of it:
-/// the pair's rows (24 bits each), the slot of the pair's first photo, the other's (6 bits
-/// each: `code`), and whether it was named from the second photo. The judge reads the sorted
+/// the pair's rows (24 bits each), the slot of the pair's first photo, the other's (7 bits
+/// each: `code`), and whether it was named from the second photo: 63 bits. The judge reads the sorted
 /// keys themselves (`SortedCandidates`), 8 bytes a candidate where the candidates took 12: on
 /// plain graphics a library has many candidates a photo (the end-to-end library's 220,000
 /// photos make millions), and a first version, a key and an index a candidate and a sorted
@@ -72,24 +72,25 @@ enum CandidateSort {
     private static func packed(_ candidate: Candidate) -> UInt64 {
         let slotA = code(candidate.slotA)!, slotB = code(candidate.slotB)!
         let first = UInt64(min(candidate.a, candidate.b)), second = UInt64(max(candidate.a, candidate.b))
-        let slots = candidate.a <= candidate.b ? slotA << 7 | slotB << 1 : slotB << 7 | slotA << 1 | 1
-        return first << 37 | second << 13 | slots
+        let slots = candidate.a <= candidate.b ? slotA << 8 | slotB << 1 : slotB << 8 | slotA << 1 | 1
+        return first << 39 | second << 15 | slots
     }
 
     static func unpacked(_ key: UInt64) -> Candidate {
-        let first = Int32(truncatingIfNeeded: key >> 37), second = Int32(truncatingIfNeeded: (key >> 13) & 0xFF_FFFF)
-        let slotFirst = slot(key >> 7 & 0x3F), slotSecond = slot(key >> 1 & 0x3F)
+        let first = Int32(truncatingIfNeeded: key >> 39), second = Int32(truncatingIfNeeded: (key >> 15) & 0xFF_FFFF)
+        let slotFirst = slot(key >> 8 & 0x7F), slotSecond = slot(key >> 1 & 0x7F)
         return key & 1 == 0 ? Candidate(a: first, b: second, slotA: slotFirst, slotB: slotSecond)
                             : Candidate(a: second, b: first, slotA: slotSecond, slotB: slotFirst)
     }
 
-    /// Slots in 6 bits, in their order: windows as they are, the turned frame, the mirror image
-    /// and the content last.
+    /// Slots in 7 bits, in their order: windows as they are, the centre square, the turned
+    /// frame, the mirror image and the content last (6 bits held them until the centre square).
     private static func code(_ slot: UInt8) -> UInt64? {
         switch slot {
-        case Candidate.turnedSlot: 61
-        case Candidate.mirrorSlot: 62
-        case Candidate.contentSlot: 63
+        case Candidate.squareSlot: 61
+        case Candidate.turnedSlot: 62
+        case Candidate.mirrorSlot: 63
+        case Candidate.contentSlot: 64
         case 0..<61: UInt64(slot)
         default: nil
         }
@@ -97,9 +98,10 @@ enum CandidateSort {
 
     private static func slot(_ code: UInt64) -> UInt8 {
         switch code {
-        case 61: Candidate.turnedSlot
-        case 62: Candidate.mirrorSlot
-        case 63: Candidate.contentSlot
+        case 61: Candidate.squareSlot
+        case 62: Candidate.turnedSlot
+        case 63: Candidate.mirrorSlot
+        case 64: Candidate.contentSlot
         default: UInt8(code)
         }
     }

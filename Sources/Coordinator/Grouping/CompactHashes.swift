@@ -1,8 +1,8 @@
 import Analysis
 
 /// The hashes candidate search reads, and nothing else: eight bytes for the frame, the mirror
-/// image, the turned frame and each window of the plan, per photo, and the content hashes of
-/// bordered photos.
+/// image, the turned frame, the centre square and each window of the plan, per photo, and the
+/// content hashes of bordered photos.
 struct CompactHashes: Sendable {
     let plan: CandidatePlan
     private(set) var frames: [UInt64] = []
@@ -14,10 +14,12 @@ struct CompactHashes: Sendable {
     /// Mirror-image pHashes (zero, with `hasMirror` false, for rows before pipeline 4).
     private(set) var mirrors: [UInt64] = []
     private(set) var hasMirror: [Bool] = []
-    /// pHashes of the frames turned a quarter turn (`TurnedFrame`; zero, with `hasTurn` false,
-    /// for rows without a thumbnail).
-    private(set) var turns: [UInt64] = []
-    private(set) var hasTurn: [Bool] = []
+    /// Each row's hashes looked up one way among the frames, `Candidate.oneWaySlots` of them a
+    /// row in that order: its turned frame (`TurnedFrame`) and its centre square
+    /// (`CentreSquare`). Zero, with its bit clear in `oneWayHeld` (bit k for slot k), where a
+    /// row has none (no thumbnail; a frame near square).
+    private(set) var oneWay: [UInt64] = []
+    private(set) var oneWayHeld: [UInt8] = []
     /// Bordered rows and their content pHashes.
     private(set) var contentRows: [Int32] = []
     private(set) var contents: [UInt64] = []
@@ -45,19 +47,21 @@ struct CompactHashes: Sendable {
         windowCounts.reserveCapacity(rows)
         mirrors.reserveCapacity(rows)
         hasMirror.reserveCapacity(rows)
-        turns.reserveCapacity(rows)
-        hasTurn.reserveCapacity(rows)
+        oneWay.reserveCapacity(rows * Candidate.oneWaySlots.count)
+        oneWayHeld.reserveCapacity(rows)
     }
 
     /// Appends a photo; `windows` is its window hashes, in order (as many as its worker sent),
     /// or empty.
-    mutating func append(frame: UInt64, windows all: [UInt64], mirror: UInt64? = nil, content: UInt64? = nil, turned: UInt64? = nil) {
-        append(frame: frame, windowCount: all.count, window: { all[$0] }, mirror: mirror, content: content, turned: turned)
+    mutating func append(frame: UInt64, windows all: [UInt64], mirror: UInt64? = nil, content: UInt64? = nil, turned: UInt64? = nil,
+                         square: UInt64? = nil) {
+        append(frame: frame, windowCount: all.count, window: { all[$0] }, mirror: mirror, content: content, turned: turned, square: square)
     }
 
     /// Appends a photo with `windowCount` window hashes, window k's from `window(k)`: for a
     /// reader that decodes the held ones only, from the stored column's bytes.
-    mutating func append(frame: UInt64, windowCount: Int, window: (Int) -> UInt64, mirror: UInt64?, content: UInt64?, turned: UInt64?) {
+    mutating func append(frame: UInt64, windowCount: Int, window: (Int) -> UInt64, mirror: UInt64?, content: UInt64?, turned: UInt64?,
+                         square: UInt64?) {
         let row = Int32(frames.count)
         frames.append(frame)
         let count = min(windowCount, FeatureWindow.hashedCount)
@@ -65,8 +69,9 @@ struct CompactHashes: Sendable {
         for k in held { windows.append(k < count ? window(k) : 0) }
         mirrors.append(mirror ?? 0)
         hasMirror.append(mirror != nil)
-        turns.append(turned ?? 0)
-        hasTurn.append(turned != nil)
+        oneWay.append(turned ?? 0)
+        oneWay.append(square ?? 0)
+        oneWayHeld.append((turned == nil ? 0 : 1) | (square == nil ? 0 : 2))
         if let content {
             contentRows.append(row)
             contents.append(content)
@@ -74,6 +79,19 @@ struct CompactHashes: Sendable {
     }
 
     func hasWindow(_ row: Int, _ k: Int) -> Bool { k < Int(windowCounts[row]) }
+
+    /// Row `row`'s one-way hashes the plan looks up (`plan.turns`, `plan.squares`), with their slots.
+    func forEachOneWay(row: Int, _ body: (_ hash: UInt64, _ slot: UInt8) -> Void) {
+        let held = oneWayHeld[row]
+        guard held != 0 else { return }
+        if plan.turns, held & 1 != 0 { body(oneWay[row * 2], Candidate.turnedSlot) }
+        if plan.squares, held & 2 != 0 { body(oneWay[row * 2 + 1], Candidate.squareSlot) }
+    }
+
+    /// Row `row`'s hash for one-way `slot` (`Candidate.oneWaySlots`).
+    func oneWayHash(_ row: Int, slot: UInt8) -> UInt64 {
+        oneWay[row * 2 + (slot == Candidate.turnedSlot ? 0 : 1)]
+    }
     func window(_ row: Int, _ k: Int) -> UInt64 { windows[row * held.count + column[k]] }
 
     /// The windows `init(plan:holdingCropWindows: false)` holds: the overlay windows.
@@ -93,8 +111,8 @@ struct CompactHashes: Sendable {
             windowCounts = source.windowCounts
             mirrors = source.mirrors
             hasMirror = source.hasMirror
-            turns = source.turns
-            hasTurn = source.hasTurn
+            oneWay = source.oneWay
+            oneWayHeld = source.oneWayHeld
             contentRows = source.contentRows
             contents = source.contents
             return
@@ -108,8 +126,8 @@ struct CompactHashes: Sendable {
             windowCounts.append(source.windowCounts[row])
             mirrors.append(source.mirrors[row])
             hasMirror.append(source.hasMirror[row])
-            turns.append(source.turns[row])
-            hasTurn.append(source.hasTurn[row])
+            oneWay.append(contentsOf: source.oneWay[(row * 2)..<(row * 2 + 2)])
+            oneWayHeld.append(source.oneWayHeld[row])
             while content < source.contentRows.count && Int(source.contentRows[content]) < row { content += 1 }
             if content < source.contentRows.count && Int(source.contentRows[content]) == row {
                 contentRows.append(Int32(frames.count - 1))
@@ -128,8 +146,8 @@ struct CompactHashes: Sendable {
         windowCounts += other.windowCounts
         mirrors += other.mirrors
         hasMirror += other.hasMirror
-        turns += other.turns
-        hasTurn += other.hasTurn
+        oneWay += other.oneWay
+        oneWayHeld += other.oneWayHeld
         contentRows += other.contentRows.map { $0 + offset }
         contents += other.contents
     }

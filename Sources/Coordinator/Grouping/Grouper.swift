@@ -22,7 +22,7 @@ struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge` (or the `Analysis` measures it calls),
     /// `CandidateSearch` or `StarClustering` can change groups: a rescan keeps a finished
     /// scan's groups only if this is unchanged.
-    static let rulesVersion = 43
+    static let rulesVersion = 44
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -207,7 +207,7 @@ struct Grouper: Sendable {
         for index in representatives {
             let photo = photos[index]
             hashes.append(frame: photo.pHash, windows: photo.windowPHashes, mirror: photo.mirrorPHash,
-                          content: photo.contentBox == nil ? nil : photo.contentPHash, turned: photo.turnedPHash)
+                          content: photo.contentBox == nil ? nil : photo.contentPHash, turned: photo.turnedPHash, square: photo.squarePHash)
         }
         let candidates = try CandidateSearch(hashes, threads: threads).candidateParts(threads: threads, cropWindows: nil, shouldStop: shouldStop, progress: advance)
         if shouldStop() { throw CancellationError() }  // the search may have ended early: its candidates are partial
@@ -371,6 +371,8 @@ struct Grouper: Sendable {
         if let mirror = b.mirrorPHash { best = min(best, PerceptualHash.distance(a.pHash, mirror)) }
         if let turned = a.turnedPHash { best = min(best, PerceptualHash.distance(turned, b.pHash)) }
         if let turned = b.turnedPHash { best = min(best, PerceptualHash.distance(a.pHash, turned)) }
+        if let square = a.squarePHash { best = min(best, PerceptualHash.distance(square, b.pHash)) }
+        if let square = b.squarePHash { best = min(best, PerceptualHash.distance(a.pHash, square)) }
         let contentA = a.contentBox == nil ? nil : a.contentPHash, contentB = b.contentBox == nil ? nil : b.contentPHash
         if let contentA { best = min(best, PerceptualHash.distance(contentA, b.pHash)) }
         if let contentB { best = min(best, PerceptualHash.distance(a.pHash, contentB)) }

@@ -62,6 +62,7 @@ extension GroupingPhoto {
         photo.windowPHashes = []
         photo.mirrorPHash = nil
         photo.turnedPHash = nil
+        photo.squarePHash = nil
         photo.contentBox = nil
         photo.contentPHash = nil
         if thumbnail.count == LayoutThumbnail.side * LayoutThumbnail.side { photo.thumbnail = TurnedFrame.turned(thumbnail, side: LayoutThumbnail.side) }

@@ -323,6 +323,7 @@ struct PairJudge: Sendable {
         switch slot {
         case 0, Int(Candidate.mirrorSlot), Int(Candidate.turnedSlot): .full
         case Int(Candidate.contentSlot): photo.contentBox ?? .full
+        case Int(Candidate.squareSlot): CentreSquare.window(width: photo.width, height: photo.height) ?? .full
         default: FeatureWindow.crops[slot - 1]
         }
     }
@@ -369,8 +370,7 @@ struct PairJudge: Sendable {
         case 0: ChromaLayout.cells(of: photo.chroma, in: .full)
         case Int(Candidate.mirrorSlot): ChromaLayout.cells(of: photo.chroma, in: .full, mirrored: true)
         case Int(Candidate.turnedSlot): chromaCells(photo.turned, 0)
-        case Int(Candidate.contentSlot): ChromaLayout.cells(of: photo.chroma, in: photo.contentBox ?? .full)
-        default: ChromaLayout.cells(of: photo.chroma, in: FeatureWindow.crops[slot - 1])
+        default: ChromaLayout.cells(of: photo.chroma, in: window(photo, slot))
         }
     }
 

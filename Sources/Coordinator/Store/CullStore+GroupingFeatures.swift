@@ -11,22 +11,23 @@ extension CullStore: GroupingFeatureSource {
         var hashes = CompactHashes(plan: plan, holdingCropWindows: holdingCropWindows)
         hashes.reserve(ids.count)
         try forEachChunk(of: ids, select: """
-            SELECT p.id, p.phash, f.window_phashes, f.mirror_phash, f.content_box, f.content_phash, f.turned_phash
+            SELECT p.id, p.phash, f.window_phashes, f.mirror_phash, f.content_box, f.content_phash, f.turned_phash, f.square_phash
             FROM photos p LEFT JOIN photo_features f ON f.photo_id = p.id WHERE p.id IN
             """) { chunk, rows in
-            var found: [Int64: (frame: UInt64, windows: [UInt64], mirror: UInt64?, content: UInt64?, turned: UInt64?)] = [:]
+            var found: [Int64: (frame: UInt64, windows: [UInt64], mirror: UInt64?, content: UInt64?, turned: UInt64?, square: UInt64?)] = [:]
             while try rows.step() {
                 let hasBox = ContentBoxColumn.decode(rows.blob(4)) != nil
                 found[rows.int64(0)] = (UInt64(bitPattern: rows.int64(1)), WindowHashesColumn.decode(rows.blob(2)),
                                         rows.optionalInt64(3).map { UInt64(bitPattern: $0) },
                                         hasBox ? rows.optionalInt64(5).map { UInt64(bitPattern: $0) } : nil,
-                                        rows.optionalInt64(6).map { UInt64(bitPattern: $0) })
+                                        rows.optionalInt64(6).map { UInt64(bitPattern: $0) },
+                                        rows.optionalInt64(7).map { UInt64(bitPattern: $0) })
             }
             // In the order asked: row k of the hashes is the k-th id. A photo gone since
             // (it cannot be: grouping reads a finished scan) would still take its row.
             for id in chunk {
-                let row = found[id] ?? (0, [], nil, nil, nil)
-                hashes.append(frame: row.frame, windows: row.windows, mirror: row.mirror, content: row.content, turned: row.turned)
+                let row = found[id] ?? (0, [], nil, nil, nil, nil)
+                hashes.append(frame: row.frame, windows: row.windows, mirror: row.mirror, content: row.content, turned: row.turned, square: row.square)
             }
         }
         return hashes

@@ -9,7 +9,7 @@ extension CullStore {
     /// thumbnails and chroma layouts are read where grouping needs them (`GroupingFeatureSource`,
     /// CullStore+GroupingFeatures.swift).
     ///
-    /// Stepped through SQLite's C API (`RawStatement`): 27 columns of a million rows through
+    /// Stepped through SQLite's C API (`RawStatement`): 28 columns of a million rows through
     /// GRDB's `Row` took 2.4–4.5 s of the minute a million photos' grouping has. A scan of
     /// `inTwoFrom` photos or more is read in two halves of its ids on two of the pool's reader
     /// connections at once, and put together in the order of the ids, as one read gives them
@@ -61,7 +61,8 @@ extension CullStore {
                 SELECT p.id, p.path, p.sha256, p.phash, p.dhash, p.width, p.height, p.size, p.sharpness,
                     p.from_preview, p.capture_time, f.mirror_phash, f.content_box, f.content_phash,
                     p.format, p.camera_make IS NOT NULL OR p.camera_model IS NOT NULL, p.mtime_ns, p.device, p.inode,
-                    p.software, p.modify_time, p.exposure_time, p.f_number, p.iso, p.exposure_bias, f.window_phashes, f.turned_phash
+                    p.software, p.modify_time, p.exposure_time, p.f_number, p.iso, p.exposure_bias, f.window_phashes, f.turned_phash,
+                    f.square_phash
                 FROM photos p JOIN photo_seen s ON s.photo_id = p.id LEFT JOIN photo_features f ON f.photo_id = p.id
                 WHERE p.library_id = ?1 AND s.seen_generation = ?2 AND p.status = ?3 AND p.id >= ?4 AND p.id < ?5
                 ORDER BY p.id
@@ -100,13 +101,14 @@ extension CullStore {
                         mirrorPHash: rows.optionalInt64(11).map { UInt64(bitPattern: $0) },
                         contentBox: contentBox,
                         contentPHash: rows.optionalInt64(13).map { UInt64(bitPattern: $0) },
-                        turnedPHash: rows.optionalInt64(26).map { UInt64(bitPattern: $0) })
+                        turnedPHash: rows.optionalInt64(26).map { UInt64(bitPattern: $0) },
+                        squarePHash: rows.optionalInt64(27).map { UInt64(bitPattern: $0) })
                     photos.append(photo)
                     // As `candidateHashes` reads them: a torn column is no windows.
                     let windows = rows.blob(25)
                     hashes.append(frame: photo.pHash, windowCount: windows.count % 8 == 0 ? windows.count / 8 : 0,
                                   window: { UInt64(littleEndian: windows.loadUnaligned(fromByteOffset: $0 * 8, as: UInt64.self)) },
-                                  mirror: photo.mirrorPHash, content: contentBox == nil ? nil : photo.contentPHash, turned: photo.turnedPHash)
+                                  mirror: photo.mirrorPHash, content: contentBox == nil ? nil : photo.contentPHash, turned: photo.turnedPHash, square: photo.squarePHash)
                 }
             }
             return (photos, hashes)

@@ -318,9 +318,17 @@ enum Migrations {
         migrator.registerMigration("v18: the pHash of each frame turned a quarter turn") { db in
             // `TurnedFrame.pHash`, worked out from the stored thumbnail (no analysis again):
             // what a copy whose pixels were turned 90° is found by. Stored rows get theirs
-            // before the next grouping (`Migrations+TurnedFrames`), not here.
+            // before the next grouping (`Migrations+DerivedHashes`), not here: v19 notes them.
+            // (Until v19 this migration noted them itself, in `turned_hashes_pending`, which
+            // v19 drops.)
             try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN turned_phash INTEGER")
-            try noteTurnedHashesPending(db)
+        }
+        migrator.registerMigration("v19: the pHash of each frame's centre square") { db in
+            // `CentreSquare.pHash`, from the stored thumbnail and the frame's size: what a copy
+            // cropped to a square is found by. Stored rows get it, and the turned frame's hash
+            // if they wait for it still, before the next grouping (`Migrations+DerivedHashes`).
+            try db.execute(sql: "ALTER TABLE photo_features ADD COLUMN square_phash INTEGER")
+            try noteDerivedHashesPending(db)
         }
         return migrator
     }

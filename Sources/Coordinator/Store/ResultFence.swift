@@ -85,8 +85,8 @@ private struct OutcomeWriter {
             """)
         features = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO photo_features (photo_id, window_phashes, thumbnail, mirror_phash, content_box, content_phash, chroma, detail,
-                turned_phash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                turned_phash, square_phash)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         failed = try db.cachedStatement(sql: """
             UPDATE photos SET status = 'failed', job_id = NULL, analysed_job_id = job_id, analysed_generation = ?, analysed_attempt = ?,
@@ -140,13 +140,15 @@ private struct OutcomeWriter {
                 }
                 analysedCount += 1
                 let content = f.hasContent ? ContentBoxColumn.encode(f.content) : nil
+                // Worked out here from the thumbnail and the size, not sent: what finds a copy
+                // turned 90° or cropped to a square.
+                let derived = DerivedHashes(thumbnail: [UInt8](f.thumbnail), width: Int(f.width), height: Int(f.height))
                 try features.execute(arguments: [
                     outcome.photoID, WindowHashesColumn.encode(f.windowPhash), f.thumbnail.isEmpty ? nil : f.thumbnail,
                     f.mirrorPhash == 0 ? nil : Int64(bitPattern: f.mirrorPhash), content, content == nil ? nil : Int64(bitPattern: f.content.phash),
                     ChromaLayout.isLayout(byteCount: f.chroma.count) ? f.chroma : nil,
                     f.detail.isEmpty ? nil : f.detail,
-                    // Worked out here from the thumbnail, not sent: what finds a copy turned 90°.
-                    TurnedFrame.pHash(thumbnail: [UInt8](f.thumbnail)).map { Int64(bitPattern: $0) },
+                    derived.turned.map { Int64(bitPattern: $0) }, derived.square.map { Int64(bitPattern: $0) },
                 ])
             case .failure(let failure):
                 switch failure.kind {

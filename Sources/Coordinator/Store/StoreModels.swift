@@ -141,6 +141,9 @@ struct GroupingPhoto: Sendable {
     /// The pHash of the frame turned a quarter turn clockwise (`TurnedFrame.pHash`; nil
     /// without a thumbnail).
     var turnedPHash: UInt64? = nil
+    /// The pHash of the frame's centre square (`CentreSquare.pHash`; nil for frames near
+    /// square, or without a thumbnail).
+    var squarePHash: UInt64? = nil
     /// `ChromaLayout` (empty: a grayscale photo, or a row from before pipeline 4).
     var chroma: [UInt8] = []
     /// `DetailLayout` (empty: no fine texture, or a row from before pipeline 8).

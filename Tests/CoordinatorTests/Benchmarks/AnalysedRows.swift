@@ -24,6 +24,8 @@ enum AnalysedRows {
                                           contentBox: ContentBoxColumn.decode(row["content_box"]),
                                           contentPHash: (row["content_phash"] as Int64?).map { UInt64(bitPattern: $0) },
                                           turnedPHash: TurnedFrame.pHash(thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data())),
+                                          squarePHash: CentreSquare.pHash(thumbnail: [UInt8]((row["thumbnail"] as Data?) ?? Data()),
+                                                                          width: row["width"] ?? 1, height: row["height"] ?? 1),
                                           chroma: [UInt8]((row["chroma"] as Data?) ?? Data()),
                                           detail: [UInt8]((row["detail"] as Data?) ?? Data()))
             }
@@ -33,7 +35,8 @@ enum AnalysedRows {
 
     /// Every pairing the judge compares that candidate search can make for the two: whole
     /// frames, each crop window against the other's frame either way, the same overlay or
-    /// caption window of both, either mirrored or turned, and a content box against the other's frame.
+    /// caption window of both, either mirrored or turned, a centre square or a content box against
+    /// the other's frame.
     static func pairings(_ a: GroupingPhoto, _ b: GroupingPhoto) -> [Grouper.Pairing] {
         var slots = [(0, 0)]
         for k in 1...FeatureWindow.crops.count { slots += [(k, 0), (0, k)] }
@@ -42,6 +45,9 @@ enum AnalysedRows {
         slots += [(mirror, 0), (0, mirror)]
         let turned = Int(Candidate.turnedSlot)
         slots += [(turned, 0), (0, turned)]
+        let square = Int(Candidate.squareSlot)
+        if a.squarePHash != nil { slots.append((square, 0)) }
+        if b.squarePHash != nil { slots.append((0, square)) }
         if a.contentBox != nil { slots.append((content, 0)) }
         if b.contentBox != nil { slots.append((0, content)) }
         return slots.map { Grouper.Pairing(slotA: $0.0, slotB: $0.1) }

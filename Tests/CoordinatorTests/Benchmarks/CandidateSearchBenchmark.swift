@@ -76,13 +76,16 @@ struct CandidateSearchBenchmark {
         exact.framePieceRadius = 1
         plans.append(("default windows exact, frames at piece radius 1, 4 pieces", exact))
         plans.append(("full plan: all 56 windows at 8 bits, 9 overlay windows, exact", CandidatePlan.full))
-        // What pipeline 4's additions (and rules 43's turned frames) cost, each left out of the default plan.
+        // What pipeline 4's additions (and rules 43's turned frames, rules 44's centre squares) cost, each left out of the default plan.
         var noMirrors = CandidatePlan()
         noMirrors.mirrors = false
         plans.append(("default plan without mirror lookups", noMirrors))
         var noTurns = CandidatePlan()
         noTurns.turns = false
         plans.append(("default plan without turned lookups", noTurns))
+        var noSquares = CandidatePlan()
+        noSquares.squares = false
+        plans.append(("default plan without centre square lookups", noSquares))
         var noBands = CandidatePlan()
         noBands.cropWindows.removeAll { FeatureWindow.bandWindows.contains($0) }
         noBands.overlayWindows.removeAll { FeatureWindow.captionWindows.contains($0) }

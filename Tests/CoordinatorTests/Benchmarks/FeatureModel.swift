@@ -22,6 +22,8 @@ struct FeatureModel: Decodable {
         /// The frame turned a quarter turn (`TurnedFrame.pHash`): not in the model file, worked
         /// out from the thumbnail as the store works it out.
         var turned: UInt64 = 0
+        /// The centre square (`CentreSquare.pHash`), worked out likewise; nil for frames near square.
+        var square: UInt64?
         /// The oriented size (models from before the twenty-sixth session: 4000 × 3000). Only the
         /// shape matters: a crop's frame registers in its original at its own shape.
         var width = 4000, height = 3000
@@ -49,6 +51,7 @@ struct FeatureModel: Decodable {
             height = try c.decodeIfPresent(Int.self, forKey: .height) ?? height
             pipeline = try c.decodeIfPresent(Int.self, forKey: .pipeline)
             turned = TurnedFrame.pHash(thumbnail: thumbnail) ?? 0
+            square = CentreSquare.pHash(thumbnail: thumbnail, width: width, height: height)
         }
     }
 

@@ -69,8 +69,9 @@ struct RealisticLibrary {
     init(model: FeatureModel) { self.model = model }
 
     /// Slot 0 is the whole frame, slot k + 1 the window hash k (`FeatureWindow.crops[k]`, then
-    /// the straightened frames of pipeline 6), then `Candidate.turnedSlot`, `Candidate.mirrorSlot` and
-    /// `Candidate.contentSlot` (`hasContent` rows only).
+    /// the straightened frames of pipeline 6), then `Candidate.squareSlot` (`hasSquare` rows
+    /// only), `Candidate.turnedSlot`, `Candidate.mirrorSlot` and `Candidate.contentSlot`
+    /// (`hasContent` rows only).
     func hash(_ row: Int, slot: Int) -> UInt64 {
         var value: UInt64 = 0
         for c in 0..<Self.chunks {
@@ -79,6 +80,7 @@ struct RealisticLibrary {
             case 0: source.pHash
             case Int(Candidate.mirrorSlot): source.mirror
             case Int(Candidate.turnedSlot): source.turned
+            case Int(Candidate.squareSlot): source.square ?? 0
             case Int(Candidate.contentSlot): source.content ?? 0
             default: source.windows[slot - 1]
             }
@@ -188,7 +190,8 @@ struct RealisticLibrary {
                       mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
                       contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
                       contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil,
-                      turnedPHash: hash(row, slot: Int(Candidate.turnedSlot)), chroma: chroma(row), detail: detail(row))
+                      turnedPHash: hash(row, slot: Int(Candidate.turnedSlot)), squarePHash: square(row),
+                      chroma: chroma(row), detail: detail(row))
     }
 
     /// A row as the store's grouping input has it: without window hashes and layouts.
@@ -199,7 +202,12 @@ struct RealisticLibrary {
                       mirrorPHash: hash(row, slot: Int(Candidate.mirrorSlot)),
                       contentBox: hasContent(row) ? model.photos[Int(sources[row * Self.chunks])].contentBox : nil,
                       contentPHash: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil,
-                      turnedPHash: hash(row, slot: Int(Candidate.turnedSlot)))
+                      turnedPHash: hash(row, slot: Int(Candidate.turnedSlot)), squarePHash: square(row))
+    }
+
+    /// The row's centre square hash, if its photo's frame has one (its first source's shape).
+    func square(_ row: Int) -> UInt64? {
+        model.photos[Int(sources[row * Self.chunks])].square == nil ? nil : hash(row, slot: Int(Candidate.squareSlot))
     }
 
     /// The hashes a plan reads, for `CandidateSearch`: of `rows` (every row if nil), in order.
@@ -211,7 +219,7 @@ struct RealisticLibrary {
             for k in hashes.held { all[k] = hash(row, slot: k + 1) }
             hashes.append(frame: frames[row], windows: all, mirror: hash(row, slot: Int(Candidate.mirrorSlot)),
                           content: hasContent(row) ? hash(row, slot: Int(Candidate.contentSlot)) : nil,
-                          turned: hash(row, slot: Int(Candidate.turnedSlot)))
+                          turned: hash(row, slot: Int(Candidate.turnedSlot)), square: square(row))
         }
         return hashes
     }
