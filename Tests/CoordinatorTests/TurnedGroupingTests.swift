@@ -46,12 +46,33 @@ struct TurnedGroupingTests {
         #expect(Grouper().groups(of: [original, shot]).allSatisfy { $0.kind == .similar })
     }
 
-    /// A 160×120 plain graphic: `shapes` (boxes, x0..<x1 and y0..<y1, in their colours) on `ground`.
-    static func plainGraphic(ground: [UInt8], _ shapes: [(x: Range<Int>, y: Range<Int>, colour: [UInt8])]) -> RGBImage {
+    /// A shape of the end-to-end library's generator (bench/e2e-library.py, Pillow's `ImageDraw`),
+    /// as the pixels it fills: for each row it covers, the columns from the first to the last.
+    struct Shape {
+        var spans: [Int: ClosedRange<Int>]
+        var colour: [UInt8]
+
+        /// A box from (x0, y0) to (x1, y1), inclusive.
+        static func box(_ x0: Int, _ y0: Int, _ x1: Int, _ y1: Int, _ colour: [UInt8]) -> Shape {
+            Shape(spans: Dictionary(uniqueKeysWithValues: (y0...y1).map { ($0, x0...x1) }), colour: colour)
+        }
+
+        /// Rows of (y, first x, last x): an ellipse as Pillow fills it, which no simple formula
+        /// reproduces to the pixel (and a few pixels at its rim move a 32×32 thumbnail's cells by
+        /// up to 16 gray levels, enough to change the verdict this test is about).
+        static func rows(_ rows: [(Int, Int, Int)], _ colour: [UInt8]) -> Shape {
+            Shape(spans: Dictionary(uniqueKeysWithValues: rows.map { ($0.0, $0.1...$0.2) }), colour: colour)
+        }
+
+        func covers(_ x: Int, _ y: Int) -> Bool { spans[y]?.contains(x) ?? false }
+    }
+
+    /// A 160×120 plain graphic: `shapes` on `ground`, the later on top.
+    static func plainGraphic(ground: [UInt8], _ shapes: [Shape]) -> RGBImage {
         var pixels = [UInt8](repeating: 0, count: 160 * 120 * 3)
         for y in 0..<120 {
             for x in 0..<160 {
-                let colour = shapes.last { $0.x.contains(x) && $0.y.contains(y) }?.colour ?? ground
+                let colour = shapes.last { $0.covers(x, y) }?.colour ?? ground
                 pixels.replaceSubrange((y * 160 + x) * 3..<(y * 160 + x + 1) * 3, with: colour)
             }
         }
@@ -60,16 +81,30 @@ struct TurnedGroupingTests {
 
     @Test("other plain graphics that look alike turned are not near; the same graphic turned is")
     func plainGraphics() throws {
-        // Two files of the end-to-end library (f137/p137421 and f081/p081799), drawn again: a
-        // dark blue box, a purple mark below it and a magenta one at the right edge on lime;
-        // a teal bar, a red mark left of it and a green one at the bottom on yellow. The first
-        // turned clockwise lies 4 bits from the second. (There, before rules 43's last version,
-        // windows search never paired called the two near; this drawing of them is distinct on
-        // its frames already, so it checks the verdict, not which rule gives it.)
-        let first = Self.plainGraphic(ground: [163, 238, 30], [(75..<110, 40..<95, [55, 90, 140]), (70..<106, 105..<120, [100, 10, 190]),
-                                                               (145..<160, 58..<68, [150, 20, 100])])
-        let second = Self.plainGraphic(ground: [224, 234, 90], [(27..<90, 59..<83, [125, 185, 190]), (2..<13, 57..<80, [200, 70, 60]),
-                                                                (73..<86, 112..<120, [100, 200, 60])])
+        // Two files of the end-to-end library, p137421 and p081799, drawn as its generator draws
+        // them (random.Random(index)'s shapes): a dark blue box, a purple ellipse below it and a
+        // magenta one at the right edge on lime; a teal bar, a red mark left of it and a green
+        // one at the bottom on yellow. The first turned clockwise lies 4 bits from the second.
+        // Their frames call them distinct; the same windows of both, which search never paired,
+        // call them near, as rules 43's first version did (`turnedRelation` judges two plain
+        // graphics on their frames alone): this fails without that exception.
+        let first = Self.plainGraphic(ground: [164, 238, 28], [
+            .box(75, 40, 109, 94, [55, 92, 140]),
+            // Ellipses in the boxes (144, 59)–(194, 69) and (70, 105)–(105, 126), cut by the frame.
+            .rows([(59, 159, 159), (60, 152, 159), (61, 148, 159), (62, 146, 159), (63, 145, 159), (64, 144, 159),
+                   (65, 145, 159), (66, 146, 159), (67, 148, 159), (68, 152, 159), (69, 159, 159)], [147, 19, 99]),
+            .rows([(105, 83, 92), (106, 79, 96), (107, 77, 98), (108, 75, 100), (109, 74, 101), (110, 73, 102),
+                   (111, 72, 103), (112, 71, 104), (113, 71, 104), (114, 70, 105), (115, 70, 105), (116, 70, 105),
+                   (117, 70, 105), (118, 71, 104), (119, 71, 104)], [85, 6, 181]),
+        ])
+        // The second's ground 4 levels lighter in red and blue than the file's (226, 238, 89): drawn
+        // here its pixels differ from the file's by a gray level or so, and at the file's own
+        // ground its frames sit on the edge between distinct and no verdict (no verdict, where
+        // the file's are distinct); at every ground within 4 levels of this one they are
+        // distinct, and the same windows near.
+        let second = Self.plainGraphic(ground: [230, 238, 93], [
+            .box(2, 57, 12, 79, [202, 70, 63]), .box(27, 59, 103, 82, [124, 185, 195]), .box(73, 112, 86, 139, [101, 196, 51]),
+        ])
         let a = try GroupingPhoto.analysed(1, "/a/p137421.jpg", first), b = try GroupingPhoto.analysed(2, "/b/p081799.jpg", second)
         let copy = try GroupingPhoto.analysed(3, "/a/p137421-turned.jpg", first.turned(clockwise: true))
         let turned = Grouper.Pairing(slotA: Int(Candidate.turnedSlot), slotB: 0)
