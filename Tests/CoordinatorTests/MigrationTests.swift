@@ -153,7 +153,9 @@ struct MigrationTests {
             }
         }
         let store = try await CullStore.open(path: path, on: BlockingQueue(label: "test", limit: 1))
+        #expect(try await store.derivedHashesWaiting())
         #expect(try await store.fillDerivedHashes(pageSize: 2) == 3)
+        #expect(try await store.derivedHashesWaiting() == false)
         #expect(try await store.fillDerivedHashes(pageSize: 2) == 0, "once")
         let turned = try #require(TurnedFrame.pHash(thumbnail: thumbnail))
         let square = try #require(CentreSquare.pHash(thumbnail: thumbnail, width: 1500, height: 1000))

@@ -91,7 +91,10 @@ extension Coordinator {
                 return
             }
             // Rows stored before this version wait for their turned frame's and centre square's
-            // hashes (once).
+            // hashes (once): said before it starts, since a large library's takes a while.
+            if try await store.derivedHashesWaiting() {
+                logger.info("working out the turned frames' and centre squares' hashes of photos stored by an earlier version, once before grouping (about a minute for 800,000 photos)")
+            }
             let derived = try await store.fillDerivedHashes()
             if derived > 0 {
                 logger.info("worked out the turned frames' and centre squares' hashes of photos stored by an earlier version",

@@ -57,6 +57,13 @@ extension Migrations {
 }
 
 extension CullStore {
+    /// Whether rows stored before migration v19 still wait for their derived hashes.
+    func derivedHashesWaiting() async throws -> Bool {
+        try await writer.read { db in
+            try db.tableExists("derived_hashes_pending") && (try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM derived_hashes_pending") ?? 0) > 0
+        }
+    }
+
     /// Works out the derived hashes of the rows stored before migration v19
     /// (`Migrations.fillDerivedHashesPage`), a transaction a page; returns how many it filled.
     /// Asked before each grouping: none wait once the first grouping after the upgrade did it.
