@@ -88,10 +88,13 @@ struct CompactHashes: Sendable {
         if plan.squares, held & 2 != 0 { body(oneWay[row * 2 + 1], Candidate.squareSlot) }
     }
 
-    /// Row `row`'s hash for one-way `slot` (`Candidate.oneWaySlots`).
+    /// Row `row`'s hash for one-way `slot` (one of `Candidate.oneWaySlots`).
     func oneWayHash(_ row: Int, slot: UInt8) -> UInt64 {
-        oneWay[row * 2 + (slot == Candidate.turnedSlot ? 0 : 1)]
+        let index = slot == Candidate.turnedSlot ? 0 : 1
+        precondition(Candidate.oneWaySlots[index] == slot, "slot \(slot) is no one-way slot")
+        return oneWay[row * 2 + index]
     }
+
     func window(_ row: Int, _ k: Int) -> UInt64 { windows[row * held.count + column[k]] }
 
     /// The windows `init(plan:holdingCropWindows: false)` holds: the overlay windows.
