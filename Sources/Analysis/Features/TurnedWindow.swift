@@ -107,13 +107,7 @@ public struct TurnedWindow: Sendable, Equatable {
                     for column in 0..<columns {
                         var sum: Float = 0
                         for _ in 0..<samples {
-                            let px = min(max(x, 0), last), py = min(max(y, 0), last)
-                            let x0 = min(Int(px), side - 2), y0 = min(Int(py), side - 2)
-                            let fx = px - Float(x0), fy = py - Float(y0)
-                            let top = y0 * side + x0, below = top + side
-                            let upper = Float(pixels[top]) + (Float(pixels[top + 1]) - Float(pixels[top])) * fx
-                            let lower = Float(pixels[below]) + (Float(pixels[below + 1]) - Float(pixels[below])) * fx
-                            sum += upper + (lower - upper) * fy
+                            sum += Self.bilinear(pixels, side: side, last: last, x: x, y: y)
                             x += stepAcrossX
                             y += stepAcrossY
                         }
@@ -123,5 +117,19 @@ public struct TurnedWindow: Sendable, Equatable {
             }
             initialized = columns * rows
         }
+    }
+
+    /// The level of a `side` × `side` plane at (x, y), in pixel units with pixel i's centre at
+    /// i, bilinear between its four nearest pixels; outside the plane, its edge (`last` is
+    /// side − 1). Shared by the registration's resampling and `Parallax`.
+    @inline(__always)
+    static func bilinear(_ pixels: UnsafeBufferPointer<UInt8>, side: Int, last: Float, x: Float, y: Float) -> Float {
+        let px = min(max(x, 0), last), py = min(max(y, 0), last)
+        let x0 = min(Int(px), side - 2), y0 = min(Int(py), side - 2)
+        let fx = px - Float(x0), fy = py - Float(y0)
+        let top = y0 * side + x0, below = top + side
+        let upper = Float(pixels[top]) + (Float(pixels[top + 1]) - Float(pixels[top])) * fx
+        let lower = Float(pixels[below]) + (Float(pixels[below + 1]) - Float(pixels[below])) * fx
+        return upper + (lower - upper) * fy
     }
 }

@@ -73,6 +73,21 @@ extension PairJudge {
     /// million rows' judging 26.1 s, as before; one run with every stage at 8 took 28.0 s, within
     /// this machine's noise but not shown to be free).
     static let fineSamples = 4
+    /// The descent's gates (in `register`) are taken from this many times the registration's
+    /// limit, up to the window limit (rules 45; until then from the limit itself). The limit is
+    /// also half the best fixed pairing's difference (`registrationGain`), so gating at it asked
+    /// a seed to beat that pairing by 15% before any move, and a crop drawn anywhere in the frame
+    /// starts from a seed no better than the window that paired it. Of the free crops' 65 files
+    /// left out of their photo's group at rules 44, 45 had a pairing within reach; gated at the
+    /// limit 5 registered within it, at 1.4 times it 26. Free crops' recall by the widening
+    /// (`cull run`, bench/hard-set.sh's set; precision 1 in each): 1 (before) 0.885, 1.2 0.905,
+    /// 1.4 0.913, 1.6 0.915, up to the window limit 0.917. Most pairs registered are two
+    /// photos alike, and wider gates let more of their descents start (placements scored at
+    /// 300,000 benchmark rows 509,409 → 584,522, 663,994, –, 980,461; a million rows' judging
+    /// 2–3 s more at 1.4), so the gates widen only for a copy with fewer pixels than the photo
+    /// it is looked for in, as a crop saved at its own size has: 546,530 placements (+7%), the
+    /// same recall. (A crop enlarged again registers as before rules 45.)
+    static let registrationGateWidening: Float = 1.4
     /// Moves a stage of the descent makes at the most.
     static let registrationMoves = 8
 
@@ -208,7 +223,11 @@ extension PairJudge {
             (original, copy, start) = (larger, smaller, .crop(.full))
         default: return false
         }
-        guard let window = Self.register(copy, in: original, from: start, limit: limit) else { return false }
+        // Gated wider only for a copy with fewer pixels than its original, as a crop saved at
+        // its own size has (`registrationGateWidening`).
+        let gate = copy.width * copy.height < original.width * original.height
+            ? min(windowConfirmation, limit * Self.registrationGateWidening) : limit
+        guard let window = Self.register(copy, in: original, from: start, limit: limit, gatedAt: gate) else { return false }
         // A part of the frame at the frame's own pixel size: a zoomed shot (rules 22).
         if Self.sameSize(original, copy) && window.width < Self.sameSizeWidestZoom { return false }
         // Plain graphics are left to their colour rules: a window fitted freely to a few flat
@@ -222,9 +241,27 @@ extension PairJudge {
         // The registered part is judged as a whole frame, at the window limit.
         var strict = self, none = LayoutCellCache(capacity: 0), ignored: BestPairing?
         strict.frameConfirmation = windowConfirmation
-        return strict.directRelation(Self.part(of: original, under: window), copy, pairings: [Grouper.Pairing(slotA: 0, slotB: 0)],
-                                     rows: (0, 1), cache: &none, best: &ignored) == .near
+        let part = Self.part(of: original, under: window)
+        guard strict.directRelation(part, copy, pairings: [Grouper.Pairing(slotA: 0, slotB: 0)],
+                                    rows: (0, 1), cache: &none, best: &ignored) == .near else { return false }
+        // A window fits a second viewpoint's mean displacement too (the other half of a stereo
+        // pair, a step to the side): what tells it from a crop is the parallax left, parts of
+        // the scene displaced by different amounts (rules 45, `parallaxLimit`). Not asked of a
+        // registration from a straightened frame: a turned copy of long parallel lines (a
+        // deck's planks, `StraightenedOverFramesTests`) lines its blocks up a stripe apart as
+        // well as in place, which the measure reads as parallax.
+        guard case .crop = start else { return true }
+        return Parallax.spread(part.thumbnail, copy.thumbnail, side: LayoutThumbnail.side).map { $0 <= Self.parallaxLimit } ?? true
     }
+
+    /// The most a registered part's blocks may be displaced against the copy's unevenly
+    /// (`Parallax.spread`, thumbnail pixels): past it, the copy is another viewpoint of the scene.
+    /// Of the registrations that end near at the window limit, the free crops' measure at most
+    /// 0.36 (34), the stereo pair's halves 0.51–0.84 (17, all of them); 33 of the hard set's
+    /// 1,151 pairs of one photo's files (smooth wallpapers whose blocks place on their noise)
+    /// pass it, and no group of the hard set changed (docs/FEATURES.md, "Free crops and other
+    /// viewpoints").
+    static let parallaxLimit: Float = 0.45
 
     /// The part of `photo` under `window` as a photo of its own: its thumbnail, detail layout (if
     /// it keeps one) and chroma layout resampled from the window, no borders, and its size in
@@ -248,8 +285,12 @@ extension PairJudge {
     /// Where `copy`'s whole frame lies in `original`, if anywhere within `limit`: a descent over
     /// the window's centre, width, turn and corners from the best of a few seeds in `start`,
     /// each placement scored by `LayoutThumbnail.evidenceDifference` of its ranked cells and
-    /// the copy's. Gives up early on placements that stay far off (see the gates below).
-    static func register(_ copy: GroupingPhoto, in original: GroupingPhoto, from start: RegistrationStart, limit: Float) -> TurnedWindow? {
+    /// the copy's. Gives up early on placements that stay far off `gate` (see the gates below).
+    ///
+    /// The judge gates wider than `limit` (rules 45, `registrationGateWidening`).
+    static func register(_ copy: GroupingPhoto, in original: GroupingPhoto, from start: RegistrationStart, limit: Float,
+                         gatedAt gate: Float? = nil) -> TurnedWindow? {
+        let gate = gate ?? limit
         let cellsSide = LayoutThumbnail.comparisonSide
         let target = LayoutThumbnail.RankedCells(cells(copy, 0))
         // Placements are resampled from the original's detail layout where it keeps one (rules
@@ -289,7 +330,7 @@ extension PairJudge {
         // Where the descent is worth its cost (about 60 placements): on the hard set, every pair
         // that registered started within 1.67 times the limit and was within 1.37 after one
         // move; pairs that did not mostly started past 1.7 or stayed past 1.4.
-        guard var current = best, current.difference <= limit * 1.7 else { return nil }
+        guard var current = best, current.difference <= gate * 1.7 else { return nil }
         for (stage, step) in registrationSteps.enumerated() {
             if stage == registrationSteps.count - 1, sampling > 1 {
                 stageSamples = fineSamples
@@ -298,7 +339,7 @@ extension PairJudge {
             }
             for iteration in 0..<registrationMoves {
                 // A descent still far off after one move, or three, is a different picture, not a misfit.
-                if stage == 0, iteration == 1 && current.difference > limit * 1.4 || iteration == 3 && current.difference > limit * 1.2 {
+                if stage == 0, iteration == 1 && current.difference > gate * 1.4 || iteration == 3 && current.difference > gate * 1.2 {
                     return nil
                 }
                 var moved = current
@@ -324,7 +365,7 @@ extension PairJudge {
                 if moved.window == current.window { break }
                 current = moved
             }
-            if stage == 0, current.difference > limit * 1.2 { return nil }
+            if stage == 0, current.difference > gate * 1.2 { return nil }
             // Well inside the limit: the finer stages would only polish a fit already made.
             if current.difference <= limit / 2 { break }
         }

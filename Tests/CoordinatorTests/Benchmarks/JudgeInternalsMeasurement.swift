@@ -144,7 +144,15 @@ struct JudgeInternalsMeasurement {
             let start = best.pairing.slotA == 0 && best.pairing.slotB == 0 ? FeatureWindow(x: 0.04, y: 0.04, width: 0.92, height: 0.92)
                 : best.pairing.slotB == 0 && original.id == a.id && best.pairing.slotA <= FeatureWindow.crops.count ? FeatureWindow.crops[max(0, best.pairing.slotA - 1)]
                 : best.pairing.slotA == 0 && original.id == b.id && best.pairing.slotB <= FeatureWindow.crops.count ? FeatureWindow.crops[max(0, best.pairing.slotB - 1)] : nil
-            guard let start, let window = PairJudge.register(copy, in: original, from: .crop(start), limit: 1) else { continue }
+            guard let start else { continue }
+            // What the judge's own registration makes of it, within its limit (the gates on the descent apply).
+            let within = judge.registrationLimit(best)
+            let gatedAtLimit = PairJudge.register(copy, in: original, from: .crop(start), limit: within)
+            let gated = PairJudge.register(copy, in: original, from: .crop(start), limit: within,
+                                           gatedAt: min(judge.windowConfirmation, within * PairJudge.registrationGateWidening))
+            text += String(format: "; judge within %.3f: ", within) + (gated.map { String(format: "w=%.3f", $0.width) } ?? "no fit")
+                + " (gated at the limit: " + (gatedAtLimit.map { String(format: "w=%.3f", $0.width) } ?? "no fit") + ")"
+            guard let window = PairJudge.register(copy, in: original, from: .crop(start), limit: 1) else { continue }
             let part = PairJudge.part(of: original, under: window)
             var strict = judge, ignored: PairJudge.BestPairing?, noCache = LayoutCellCache(capacity: 0)
             strict.frameConfirmation = judge.windowConfirmation
@@ -154,6 +162,8 @@ struct JudgeInternalsMeasurement {
             text += String(format: "; in %@: c=%.3f,%.3f w=%.3f angle=%.1f d=%.3f change=%.3f gain=%.3f", original.id == a.id ? "A" : "B",
                            window.centreX, window.centreY, window.width, window.angle * 180 / Double.pi, d,
                            PairJudge.localChange(part, copy, pairing).largestRegion, PairJudge.regionalGain(part, copy, pairing))
+            let parallax = Parallax.spread(part.thumbnail, copy.thumbnail, side: LayoutThumbnail.side)
+            text += " parallax=" + (parallax.map { String(format: "%.2f", $0) } ?? "-")
             text += " verdict=\(verdict.map { "\($0)" } ?? "none") disagree=\(PairJudge.coloursDisagree(part, copy, pairing))"
                 + " noEdit=\(PairJudge.coloursFollowNoEdit(part, copy, pairing)) plain=\(PairJudge.isPlainGraphic(a))/\(PairJudge.isPlainGraphic(b))"
         }
