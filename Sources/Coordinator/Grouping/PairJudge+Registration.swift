@@ -137,6 +137,8 @@ extension PairJudge {
         if direct == .similar, let best, straightenedCopy(a, b, pairings: pairings, best: best, rows: rows, cache: &cache) { return .near }
         // A vignette reads as a change of the scene all round the frame (rules 42).
         if direct == nil || direct == .similar, devignettedNear(a, b, pairings: pairings, rows: rows, cache: &cache) { return .near }
+        // So does a band laid across the frame's width (rules 46).
+        if direct == nil || direct == .similar, unbandedNear(a, b, pairings: pairings, rows: rows, cache: &cache) { return .near }
         guard direct == nil else { return direct }
         // Within the window limit, and within half the difference of the fixed pairing that came
         // closest when one was compared.

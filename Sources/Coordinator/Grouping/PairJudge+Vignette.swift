@@ -41,6 +41,17 @@ extension PairJudge {
         return abs(corners / Float(cornerCells) - middle / Float(middleCells)) / (moved / Float(a.count))
     }
 
+    /// The whole frames' ranked cells of `a` and `b` when search paired their whole frames, both
+    /// keep a thumbnail and they do not say they are different shots: where the corrections for
+    /// an edit of the whole frame (a vignette, an overlay band, rules 46) start; nil otherwise.
+    static func pairedFrameCells(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
+                                 cache: inout LayoutCellCache) -> (LayoutThumbnail.RankedCells, LayoutThumbnail.RankedCells)? {
+        let side = LayoutThumbnail.side
+        guard pairings.contains(Grouper.Pairing(slotA: 0, slotB: 0)), a.thumbnail.count == side * side,
+              b.thumbnail.count == side * side, !a.isOtherShot(than: b) else { return nil }
+        return (cache.cells(row: rows.0, slot: 0, of: a), cache.cells(row: rows.1, slot: 0, of: b))
+    }
+
     /// Whether the whole frames of `a` and `b`, a pair the pairings left without a verdict or
     /// called similar, are near once a vignette between them is divided out of `b`
     /// (`RadialGain`): judged as whole frames are, by every check, at the frame limit. Only
@@ -50,10 +61,8 @@ extension PairJudge {
     /// mismatch (`RadialGain.vignette`).
     func devignettedNear(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
                          cache: inout LayoutCellCache) -> Bool {
-        let frames = Grouper.Pairing(slotA: 0, slotB: 0), side = LayoutThumbnail.side
-        guard pairings.contains(frames), a.thumbnail.count == side * side, b.thumbnail.count == side * side,
-              !a.isOtherShot(than: b),
-              case let (cellsA, cellsB) = (cache.cells(row: rows.0, slot: 0, of: a), cache.cells(row: rows.1, slot: 0, of: b)),
+        let frames = Grouper.Pairing(slotA: 0, slotB: 0)
+        guard let (cellsA, cellsB) = Self.pairedFrameCells(a, b, pairings: pairings, rows: rows, cache: &cache),
               LayoutThumbnail.evidenceDifference(cellsA, cellsB) <= frameConfirmation * Self.vignetteReach,
               Self.radialRankShift(cellsA.ranks, cellsB.ranks) >= Self.leastRadialShift,
               let devignetted = Self.devignetted(b, against: a) else { return false }
