@@ -2,7 +2,7 @@
 # Why were two photos grouped (or not)? What PairJudge sees of pairs of a `cull run` database
 # (Tests/CoordinatorTests/Benchmarks/JudgeInternalsMeasurement): for each pair, the relation
 # over every pairing candidate search can make, the vignette between the frames if one is found
-# (rules 42), the plain colours of both frames, and for each
+# (rules 42) and a band laid across either (rules 46), the plain colours of both frames, and for each
 # pairing within its limit its difference, hues, colour order and local change.
 #
 #   bench/judge-pairs.sh DB.sqlite PAIRS.tsv          PAIRS.tsv: LABEL<TAB>PATH_A<TAB>PATH_B

@@ -10,7 +10,8 @@ import Testing
 /// stored). Writes PAIRS.tsv.out: the label and paths, the judge's relation over every pairing
 /// candidate search can make, whether the plain colours differ, the vignette between the whole
 /// frames if `RadialGain` finds one (rules 42: the frames' `radialRankShift`, the fall-off, and
-/// the frames' difference before and after it is divided out), each whole frame's plain colour
+/// the frames' difference before and after it is divided out) and the band either frame carries
+/// over the other if `OverlayBand` finds one (rules 46), each whole frame's plain colour
 /// (Cb,Cr), and for each pairing within its limit: its evidence difference, median hue
 /// difference, colour order, largest local change, rank screen, whether the colours disagree, and
 /// the cells off the plain background in either window with `ShapeColours`' comparison
@@ -107,6 +108,14 @@ struct JudgeInternalsMeasurement {
                 let after = PairJudge.devignetted(b, against: a).map { LayoutThumbnail.evidenceDifference(PairJudge.cells(a, 0), PairJudge.cells($0, 0)) }
                 let shift = PairJudge.radialRankShift(PairJudge.cells(a, 0), PairJudge.cells(b, 0))
                 vignette = String(format: "vignette shift=%.2f falloff=%.3f frames %.3f -> ", shift, profile.falloff, before) + (after.map { String(format: "%.3f", $0) } ?? "-")
+            }
+            // A band either frame carries over the other (rules 46): its rows and the line outside it,
+            // and the share of the frames' rank changes in their three most changed rows of cells.
+            let bandShare = PairJudge.bandRankShare(PairJudge.cells(a, 0), PairJudge.cells(b, 0))
+            for (name, photo, copy) in [("in B", a, b), ("in A", b, a)] {
+                guard let band = OverlayBand.find(photo: photo.thumbnail, copy: copy.thumbnail, side: LayoutThumbnail.side) else { continue }
+                vignette += "; band \(name) " + String(format: "rows %d..<%d outside %.2f·x%+.1f (rank share %.2f)",
+                                                       band.rows.lowerBound, band.rows.upperBound, band.gain, band.offset, bandShare)
             }
             out += ([line[0], line[1], line[2], relation.map { "\($0)" } ?? "none", "\(PairJudge.plainColoursDiffer(a, b))", vignette] + plain
                     + [confirming.joined(separator: "; "), registration(a, b, pairings, judge)]).joined(separator: "\t") + "\n"
