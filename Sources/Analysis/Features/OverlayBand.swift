@@ -180,7 +180,8 @@ public enum OverlayBand {
         }
         let cells = (core.lowerBound * side)..<(core.upperBound * side)
         var line = fitted(sums)
-        for tolerance in [3 * bandTolerance, 2 * bandTolerance] {
+        // Within 3, then 2 times the tolerance (a stride, not an array: no allocation a candidate).
+        for tolerance in stride(from: 3 * bandTolerance, through: 2 * bandTolerance, by: -bandTolerance) {
             var near = Sums()
             for index in cells {
                 let a = Double(photo[index]), b = Double(copy[index])

@@ -83,7 +83,8 @@ public enum Parallax {
                         if value < best.misfit { best = (dx, dy, value) }
                     }
                 }
-                for step in [Float(0.5), 0.25] {
+                // A half, then a quarter pixel (a stride, not an array: no allocation a block).
+                for step in stride(from: Float(0.5), through: 0.25, by: -0.25) {
                     let centre = best
                     for sy in -1...1 {
                         for sx in -1...1 where sx != 0 || sy != 0 {
