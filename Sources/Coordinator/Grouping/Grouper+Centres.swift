@@ -10,13 +10,14 @@ extension Grouper {
 
     /// `StarClustering` with centres in the order: most partners first (the original a family
     /// of edits was made from is confirmed with most of them), then the better centre
-    /// (`isBetterCentre` of `photos[photoOf(unit)]`); `apart` pairs never share a group. Only
+    /// (`isBetterCentre` of `photos[photoOf(unit)]`); `apart` pairs never share a group, nor
+    /// `distinct` ones their partners do not outvote (`StarClustering.outvoted`). Only
     /// units with a partner are ordered: the others join no group, and at a million photos
     /// sorting them all by keeper was 2–3 s of one thread. Each unit's `CentreKey` is read once:
     /// a comparison that read the two photos whole (their arrays retained and released, their
     /// paths' characters counted) made the ordering about a second of one thread at a million
     /// rows (perf), with the other core idle.
-    func clusters(_ pairs: [(Int, Int)], count: Int, apart: [(Int, Int)] = [], distance: (Int, Int) -> Int = { _, _ in 0 },
+    func clusters(_ pairs: [(Int, Int)], count: Int, apart: [(Int, Int)] = [], distinct: [(Int, Int)] = [], distance: (Int, Int) -> Int = { _, _ in 0 },
                   photos: [GroupingPhoto], photoOf: (Int) -> Int) -> [[Int]] {
         var partnerCount = [Int](repeating: 0, count: count)
         for (a, b) in pairs { partnerCount[a] += 1; partnerCount[b] += 1 }
@@ -30,7 +31,7 @@ extension Grouper {
         // The anchors' order (`StarClustering`): the better centre alone.
         var position = [Int32](repeating: -1, count: count)
         for (place, unit) in units.enumerated() { position[unit] = Int32(place) }
-        return StarClustering.clusters(count: count, pairs: pairs, order: order, apart: apart, isBetterAnchor: { x, y in
+        return StarClustering.clusters(count: count, pairs: pairs, order: order, apart: apart, distinct: distinct, isBetterAnchor: { x, y in
             keys[Int(position[x])].isBetter(than: keys[Int(position[y])]) ?? (photos[photoOf(x)].path < photos[photoOf(y)].path)
         }, distance: distance)
     }

@@ -22,7 +22,7 @@ struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge` (or the `Analysis` measures it calls),
     /// `CandidateSearch` or `StarClustering` can change groups: a rescan keeps a finished
     /// scan's groups only if this is unchanged.
-    static let rulesVersion = 46
+    static let rulesVersion = 47
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).
@@ -62,10 +62,10 @@ struct Grouper: Sendable {
         // one representative per digest, the best keeper of its copies.
         let (copiesOf, representatives) = exactCopies(photos)
 
-        var (nearPairs, similarPairs, apartPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
-                                                                       shouldStop: shouldStop)
+        var (nearPairs, similarPairs, apartPairs, distinctPairs) = try judgedPairs(photos, representatives, features: features, progress: progress,
+                                                                                      shouldStop: shouldStop)
         func nearClusters() -> [[Int]] {
-            clusters(nearPairs, count: representatives.count, apart: apartPairs,
+            clusters(nearPairs, count: representatives.count, apart: apartPairs, distinct: distinctPairs,
                      distance: { Self.closestHashDistance(photos[representatives[$0]], photos[representatives[$1]]) },
                      photos: photos, photoOf: { representatives[$0] })
         }
@@ -73,7 +73,7 @@ struct Grouper: Sendable {
         // Neighbours in time or in their folder that no candidate related and no near group
         // holds both of: other shots, or near pairs whose confirming pairing the probes missed
         // (then the near groups are made again with them).
-        let neighbours = try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, apartPairs].joined(),
+        let neighbours = try similarNeighbours(photos, representatives, near: near, judged: [nearPairs, similarPairs, apartPairs, distinctPairs].joined(),
                                                features: features, progress: progress, shouldStop: shouldStop)
         similarPairs += neighbours.similar
         if !neighbours.near.isEmpty {
@@ -142,8 +142,10 @@ struct Grouper: Sendable {
         return (copies, photos.indices.filter { isRepresentative[$0] })
     }
 
-    /// Candidates judged: near and similar pairs, and the pairs kept apart (distinct, and other
-    /// shots shown to be, which are similar too), as indexes into `representatives`.
+    /// Candidates judged: near and similar pairs, the other shots shown to be (`apart`: similar
+    /// too, and never in one duplicate group) and the pairs whose colours say they are different
+    /// pictures (`distinct`: apart unless their partners outvote it, `StarClustering`), as
+    /// indexes into `representatives`.
     /// A pair is judged once, on all its pairings together (`PairJudge`: the best-aligned
     /// pairing decides). Judged on `threads` threads: the
     /// candidates are sorted by pair, so a pair's pairings lie together, and the threads take
@@ -151,7 +153,7 @@ struct Grouper: Sendable {
     /// pairs): each batch reads the layouts of the photos it pairs and lets them go after.
     private func judgedPairs(_ photos: [GroupingPhoto], _ representatives: [Int], features: (any GroupingFeatureSource)?,
                              progress: GroupingProgress?, shouldStop: @escaping @Sendable () -> Bool) throws
-        -> (near: [(Int, Int)], similar: [(Int, Int)], apart: [(Int, Int)]) {
+        -> (near: [(Int, Int)], similar: [(Int, Int)], apart: [(Int, Int)], distinct: [(Int, Int)]) {
         progress?.begin(.searching, total: representatives.count)
         var parts = try searchCandidates(photos, representatives, features: features, progress: progress, shouldStop: shouldStop)
         progress?.begin(.judging, total: parts.reduce(0) { $0 + $1.count })
@@ -173,7 +175,7 @@ struct Grouper: Sendable {
         apart.subtract(near)
         similar.subtract(near)
         func pairs(_ keys: Set<UInt64>) -> [(Int, Int)] { keys.sorted().map { (Int($0 >> 32), Int($0 & 0xFFFF_FFFF)) } }
-        return (pairs(near), pairs(similar), pairs(apart))
+        return (pairs(near), pairs(similar), pairs(apart.intersection(similar)), pairs(apart.subtracting(similar)))
     }
 
     /// Candidates the judge reads in one batch when layouts are read from the store: about

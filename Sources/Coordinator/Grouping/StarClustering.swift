@@ -45,12 +45,19 @@
 /// no such group, it becomes a centre itself, of its partners still free: an original
 /// confirmed with a burst frame and with the frame's three edited copies apart from it is a
 /// bridge, and its copies, whose only partner it is, wait for it (rule 3) and join it (rule 4).
+///
+/// A pair the colours alone call different (`distinct`, unlike an other shot shown to be one)
+/// is apart only while its photos' own partners do not outvote it (`outvoted`): when most of
+/// both photos' confirmed partners are confirmed with the other too, and hardly any is
+/// confirmed different from it, the verdict is the one wrong link in a family, and taken as
+/// none (each photo still joins a group only as any photo does).
 enum StarClustering {
     /// Groups of indexes into `0..<count`, each listed centre first, then its partners in
     /// `order`; `order` holds every index that is in a pair of `pairs` once (it may hold the
     /// others too: they join no group), the first to become a centre first; `pairs` are the
-    /// confirmed pairs, `apart` the pairs that must not share a group.
-    static func clusters(count: Int, pairs: [(Int, Int)], order: [Int], apart: [(Int, Int)] = [],
+    /// confirmed pairs, `apart` the pairs that must not share a group, `distinct` those that
+    /// must not unless their partners outvote them (`outvoted`).
+    static func clusters(count: Int, pairs: [(Int, Int)], order: [Int], apart: [(Int, Int)] = [], distinct: [(Int, Int)] = [],
                          isBetterAnchor: (Int, Int) -> Bool = { _, _ in false },
                          distance: (Int, Int) -> Int = { _, _ in 0 }) -> [[Int]] {
         var partners = [[Int]](repeating: [], count: count)
@@ -61,7 +68,7 @@ enum StarClustering {
         // Sparse: pairs confirmed different are rare.
         var conflicts: [Int: Set<Int>] = [:]
         var bridge = [Bool](repeating: false, count: count)
-        for (a, b) in apart where a != b {
+        for (a, b) in apart + standing(distinct, apart: apart, partners: partners) where a != b {
             conflicts[a, default: []].insert(b)
             conflicts[b, default: []].insert(a)
             let partnersOfB = Set(partners[b])
