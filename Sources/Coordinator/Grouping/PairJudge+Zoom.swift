@@ -53,15 +53,38 @@ extension PairJudge {
 
     /// `.near` for two photos about to be called so at `pairing`, unless they are files of one
     /// size and one shows the other zoomed (`zoomFits`, seen as the pairing sees them: a
-    /// mirrored copy's frame against the shot): then `.otherShot`. Asked only of near verdicts:
-    /// a fit among look-alikes that nothing else confirms would make other shots of them.
+    /// mirrored copy's frame against the shot) and no vignette explains the fit
+    /// (`vignetteExplainsZoom`): then `.otherShot`. Asked only of near verdicts: a fit among
+    /// look-alikes that nothing else confirms would make other shots of them.
     func nearUnlessZoomed(_ a: GroupingPhoto, _ b: GroupingPhoto, _ pairing: Grouper.Pairing, rows: (Int32, Int32),
                           cache: inout LayoutCellCache) -> PairRelation {
         guard Self.sameSize(a, b) else { return .near }
         let mirror = Int(Candidate.mirrorSlot), mirrored = (pairing.slotA == mirror) != (pairing.slotB == mirror)
-        let zoomed = zoomFits(a, b, mirroredA: mirrored, framesA: cache.cells(row: rows.0, slot: mirrored ? mirror : 0, of: a),
-                                   framesB: cache.cells(row: rows.1, slot: 0, of: b))
-        return zoomed ? .otherShot : .near
+        let framesA = cache.cells(row: rows.0, slot: mirrored ? mirror : 0, of: a), framesB = cache.cells(row: rows.1, slot: 0, of: b)
+        guard zoomFits(a, b, mirroredA: mirrored, framesA: framesA, framesB: framesB) else { return .near }
+        return !mirrored && vignetteExplainsZoom(a, b, framesA: framesA, framesB: framesB) ? .near : .otherShot
+    }
+
+    /// Whether a vignette between the whole frames explains a zoom's fit: their corners' ranks
+    /// moved against their middle's (`radialRankShift`), and with the vignette divided out of
+    /// either photo (`devignetted`) no zoom fits any more. Corners darkened all round read as a
+    /// frame zoomed in: the unseen edits' strong and mild vignettes of one photo (Dune's,
+    /// DarkestHour's) were each other's, or a noisy or sepia copy's, zoomed shot. A zoomed
+    /// burst frame stays one: dividing a radial gain out leaves its content where the zoom put it.
+    /// Not asked of a mirrored pairing (the gain is fitted on the frames as stored).
+    func vignetteExplainsZoom(_ a: GroupingPhoto, _ b: GroupingPhoto, framesA: LayoutThumbnail.RankedCells,
+                              framesB: LayoutThumbnail.RankedCells) -> Bool {
+        guard Self.radialRankShift(framesA.ranks, framesB.ranks) >= Self.leastRadialShift else { return false }
+        func noZoomWithout(_ vignetted: GroupingPhoto, against reference: GroupingPhoto, referenceFrames: LayoutThumbnail.RankedCells,
+                           referenceFirst: Bool) -> Bool {
+            guard let corrected = Self.devignetted(vignetted, against: reference) else { return false }
+            let correctedFrames = LayoutThumbnail.RankedCells(Self.cells(corrected, 0))
+            return referenceFirst
+                ? !zoomFits(reference, corrected, mirroredA: false, framesA: referenceFrames, framesB: correctedFrames)
+                : !zoomFits(corrected, reference, mirroredA: false, framesA: correctedFrames, framesB: referenceFrames)
+        }
+        return noZoomWithout(b, against: a, referenceFrames: framesA, referenceFirst: true)
+            || noZoomWithout(a, against: b, referenceFrames: framesB, referenceFirst: false)
     }
 
     /// Whether one photo's whole frame matches a centred zoom of the other's (`zoomScales`)
