@@ -75,16 +75,14 @@ extension PairJudge {
     func vignetteExplainsZoom(_ a: GroupingPhoto, _ b: GroupingPhoto, framesA: LayoutThumbnail.RankedCells,
                               framesB: LayoutThumbnail.RankedCells) -> Bool {
         guard Self.radialRankShift(framesA.ranks, framesB.ranks) >= Self.leastRadialShift else { return false }
-        func noZoomWithout(_ vignetted: GroupingPhoto, against reference: GroupingPhoto, referenceFrames: LayoutThumbnail.RankedCells,
-                           referenceFirst: Bool) -> Bool {
+        // The zoom fit is the same either way round (both zooms are tried, the differences are
+        // symmetric): the reference is always passed first.
+        func noZoomWithout(_ vignetted: GroupingPhoto, against reference: GroupingPhoto, referenceFrames: LayoutThumbnail.RankedCells) -> Bool {
             guard let corrected = Self.devignetted(vignetted, against: reference) else { return false }
-            let correctedFrames = LayoutThumbnail.RankedCells(Self.cells(corrected, 0))
-            return referenceFirst
-                ? !zoomFits(reference, corrected, mirroredA: false, framesA: referenceFrames, framesB: correctedFrames)
-                : !zoomFits(corrected, reference, mirroredA: false, framesA: correctedFrames, framesB: referenceFrames)
+            return !zoomFits(reference, corrected, mirroredA: false, framesA: referenceFrames,
+                             framesB: LayoutThumbnail.RankedCells(Self.cells(corrected, 0)))
         }
-        return noZoomWithout(b, against: a, referenceFrames: framesA, referenceFirst: true)
-            || noZoomWithout(a, against: b, referenceFrames: framesB, referenceFirst: false)
+        return noZoomWithout(b, against: a, referenceFrames: framesA) || noZoomWithout(a, against: b, referenceFrames: framesB)
     }
 
     /// Whether one photo's whole frame matches a centred zoom of the other's (`zoomScales`)
