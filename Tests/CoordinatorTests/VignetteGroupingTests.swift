@@ -88,4 +88,23 @@ struct VignetteGroupingTests {
             #expect(PairJudge().relation(original, other, frames) != .near && PairJudge().relation(other, original, frames) != .near, "seed \(seed)")
         }
     }
+
+    @Test("a vignette that fits only one way round is divided out of the photo that fits: near whichever comes first")
+    func oneWayFit() throws {
+        let design = SyntheticPhoto.make(seed: 5, width: 960, height: 720)
+        let original = try GroupingPhoto.analysed(1, "/a/o.jpg", design)
+        let strong = try GroupingPhoto.analysed(2, "/a/v.jpg", Self.vignetted(design, strength: 0.6))
+        let side = LayoutThumbnail.side
+        // The premise: the corners' darkening fits, the lightening back does not (this design's
+        // darkest corners leave the fitted levels at 60%, as the unseen edits' dark wood grain did at 45%).
+        try #require(RadialGain.vignette(original.thumbnail, strong.thumbnail, side: side) != nil)
+        try #require(RadialGain.vignette(strong.thumbnail, original.thumbnail, side: side) == nil)
+        let frames = Grouper.Pairing(slotA: 0, slotB: 0)
+        var cache = LayoutCellCache(capacity: 0)
+        #expect(PairJudge().devignettedNear(original, strong, pairings: [frames], rows: (0, 1), cache: &cache))
+        cache = LayoutCellCache(capacity: 0)
+        #expect(PairJudge().devignettedNear(strong, original, pairings: [frames], rows: (0, 1), cache: &cache))
+        #expect(PairJudge().relation(strong, original, frames) == .near)
+        #expect(PairJudge().relation(original, strong, frames) == .near)
+    }
 }

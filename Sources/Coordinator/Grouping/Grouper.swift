@@ -22,7 +22,7 @@ struct Grouper: Sendable {
     /// Bump whenever a change here, in `PairJudge` (or the `Analysis` measures it calls),
     /// `CandidateSearch` or `StarClustering` can change groups: a rescan keeps a finished
     /// scan's groups only if this is unchanged.
-    static let rulesVersion = 48
+    static let rulesVersion = 49
     /// pHash distance (of 64 bits) at or under which two whole frames are candidates.
     var threshold: Int = 10
     /// Which windows candidate search compares, and at which radius (docs/FEATURES.md).

@@ -53,21 +53,32 @@ extension PairJudge {
     }
 
     /// Whether the whole frames of `a` and `b`, a pair the pairings left without a verdict or
-    /// called similar, are near once a vignette between them is divided out of `b`
-    /// (`RadialGain`): judged as whole frames are, by every check, at the frame limit. Only
-    /// when search paired the whole frames, the two do not say they are different shots, their
-    /// frames came within `vignetteReach` of the limit with their corners' ranks moved against
-    /// their middle's (`radialRankShift`), and a gain a vignette makes takes away most of their
-    /// mismatch (`RadialGain.vignette`).
+    /// called similar, are near once a vignette between them is divided out of `b`, or out of
+    /// `a` where none fits `b` (`RadialGain`, rules 49): judged as whole frames are, by every
+    /// check, at the frame limit. Only when search paired the whole frames, the two do not say
+    /// they are different shots, their frames came within `vignetteReach` of the limit with
+    /// their corners' ranks moved against their middle's (`radialRankShift`), and a gain a
+    /// vignette makes takes away most of their mismatch (`RadialGain.vignette`).
     func devignettedNear(_ a: GroupingPhoto, _ b: GroupingPhoto, pairings: [Grouper.Pairing], rows: (Int32, Int32),
                          cache: inout LayoutCellCache) -> Bool {
         let frames = Grouper.Pairing(slotA: 0, slotB: 0)
         guard let (cellsA, cellsB) = Self.pairedFrameCells(a, b, pairings: pairings, rows: rows, cache: &cache),
               LayoutThumbnail.evidenceDifference(cellsA, cellsB) <= frameConfirmation * Self.vignetteReach,
-              Self.radialRankShift(cellsA.ranks, cellsB.ranks) >= Self.leastRadialShift,
-              let devignetted = Self.devignetted(b, against: a) else { return false }
+              Self.radialRankShift(cellsA.ranks, cellsB.ranks) >= Self.leastRadialShift else { return false }
+        // Divided out of `b`, or else out of `a`: the fit that lightens a vignetted copy's corners
+        // back can fail where the one darkening its original's holds (the 45% vignette of a dark
+        // wood grain: its corners' levels crushed), and the verdict must not hang on which of
+        // the two search handed first.
+        let corrected: (GroupingPhoto, GroupingPhoto)
+        if let devignetted = Self.devignetted(b, against: a) {
+            corrected = (a, devignetted)
+        } else if let devignetted = Self.devignetted(a, against: b) {
+            corrected = (devignetted, b)
+        } else {
+            return false
+        }
         var none = LayoutCellCache(capacity: 0), ignored: BestPairing?
-        return directRelation(a, devignetted, pairings: [frames], rows: (0, 1), cache: &none, best: &ignored) == .near
+        return directRelation(corrected.0, corrected.1, pairings: [frames], rows: (0, 1), cache: &none, best: &ignored) == .near
     }
 
     /// `photo` with the vignette it shows against `reference` divided out of its thumbnail,

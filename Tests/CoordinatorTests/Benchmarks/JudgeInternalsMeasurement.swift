@@ -13,9 +13,9 @@ import Testing
 /// the frames' difference before and after it is divided out) and the band either frame carries
 /// over the other if `OverlayBand` finds one (rules 46), each whole frame's plain colour
 /// (Cb,Cr), and for each pairing within its limit: its evidence difference, median hue
-/// difference, colour order, largest local change, rank screen, whether the colours disagree, and
-/// the cells off the plain background in either window with `ShapeColours`' comparison
-/// (`PairJudge.plainGraphicColours`).
+/// difference, colour order, largest local change, rank screen, whether the colours disagree,
+/// whether they follow no colour edit (`coloursFollowNoEdit`), and the cells off the plain
+/// background in either window with `ShapeColours`' comparison (`PairJudge.plainGraphicColours`).
 @Suite("Judge internals on listed pairs (diagnosis)", .timeLimit(.minutes(30)))
 struct JudgeInternalsMeasurement {
     static let spec = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE"] ?? ""
@@ -79,7 +79,7 @@ struct JudgeInternalsMeasurement {
                 return "\(pairing.slotA)/\(pairing.slotB) d=" + String(format: "%.3f", difference) + " hue=\(hue) order=\(order)"
                     + String(format: " change=%.3f gain=%.3f screen=%.3f", PairJudge.localChange(a, b, pairing).largestRegion,
                                   PairJudge.regionalGain(a, b, pairing), PairJudge.strongestChange(cellsA, cellsB))
-                    + " coloursDisagree=\(PairJudge.coloursDisagree(a, b, pairing))" + " foreground=\(shapes(pairing))"
+                    + " coloursDisagree=\(PairJudge.coloursDisagree(a, b, pairing)) noEdit=\(PairJudge.coloursFollowNoEdit(a, b, pairing))" + " foreground=\(shapes(pairing))"
             }
             if let dump = ProcessInfo.processInfo.environment["CULL_BENCH_JUDGE_DUMP"] {
                 // CULL_BENCH_JUDGE_DUMP=FILE.jsonl: the mask cells (luma, Cb, Cr on `ColourMask`'s grid) and
